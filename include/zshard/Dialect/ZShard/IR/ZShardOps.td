@@ -1,0 +1,291 @@
+//===- ZShardOps.td - zshard operations --------------------*- tablegen -*-===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_DIALECT_ZSHARD_IR_ZSHARDOPS_TD
+#define ZSHARD_DIALECT_ZSHARD_IR_ZSHARDOPS_TD
+
+include "zshard/Dialect/ZShard/IR/ZShardDialect.td"
+include "zshard/Dialect/ZShard/IR/ZShardAttrs.td"
+include "zshard/Dialect/ZShard/IR/ZShardTypes.td"
+include "zshard/Dialect/ZShard/IR/ZShardInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+/// Communication is modelled as a side effect on one resource, so collectives
+/// are neither CSE'd nor reordered across each other by generic passes.
+def ZShard_CommResource
+    : Resource<"::mlir::zshard::CommunicationResource">;
+
+defvar ZShard_CommEffects =
+    MemoryEffects<[MemRead<ZShard_CommResource>, MemWrite<ZShard_CommResource>]>;
+
+def ZShard_Tensor : RankedTensorOf<[AnyType]>;
+
+//===----------------------------------------------------------------------===//
+// Units
+//===----------------------------------------------------------------------===//
+
+def ZShard_UnitOp : ZShard_Op<"unit", [
+    Symbol, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "One flat parameter group (FSDP FlatParameter)";
+  let description = [{
+    Declares a unit: the parameters that are flattened into one buffer and
+    gathered, reduced and updated together. Each member gives its stable
+    dotted name, its shape, and its element offset in the flat buffer. The
+    flat buffer is padded to `padded`, which must be the members' extent
+    rounded up to a multiple of the shard group size (the product of the
+    sizes of `shard_axes` in the grid), so every rank holds an equal shard of
+    `padded / group` elements.
+
+    The strategy is one of `no_shard` (DDP: parameters, gradients and
+    optimizer state replicated, gradients all-reduced), `zero1` (optimizer
+    state sharded), `shard_grad_op` (ZeRO-2: gradients and optimizer state
+    sharded), `full_shard` (ZeRO-3: parameters too), `hybrid_shard` and
+    `hybrid_shard_zero2` (shard inside a group, replicate across groups).
+
+    `param` is the element type parameters are computed and gathered in,
+    `reduce` the type gradients are reduced in. Hybrid strategies shard over
+    `shard_axes` and replicate over `replicate` axes; the others have no
+    replicate axes.
+
+    ```mlir
+    shard.grid @world(shape = 4)
+    zshard.unit @h.0 on @world[0] full_shard padded(8448) param(bf16) reduce(f32) [
+      "h.0.ln_1.weight" : 64 at 0,
+      "h.0.attn.c_attn.weight" : 64x128 at 64
+    ]
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    FlatSymbolRefAttr:$grid,
+    DenseI64ArrayAttr:$shard_axes,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$replicate_axes,
+    ZShard_Strategy:$strategy,
+    I64Prop:$padded_size,
+    TypeAttrOf<AnyFloat>:$param_type,
+    TypeAttrOf<AnyFloat>:$reduce_type,
+    TypedArrayAttrBase<ZShard_MemberAttr, "unit members">:$members
+  );
+  let assemblyFormat = [{
+    $sym_name `on` $grid `` $shard_axes (`replicate` $replicate_axes^)?
+    $strategy `padded` `(` $padded_size `)` `param` `(` $param_type `)`
+    `reduce` `(` $reduce_type `)` custom<UnitMembers>($members) attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// One past the last element any member occupies.
+    int64_t getExtent();
+    /// Elements each rank holds: padded size / shard group size, or
+    /// std::nullopt when the group size is not static.
+    std::optional<int64_t> getShardSize();
+    /// True for the strategies that shard inside a group and replicate across.
+    bool isHybrid();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+class ZShard_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : ZShard_Op<mnemonic, traits # [
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+        DeclareOpInterfaceMethods<ZShard_CollectiveOpInterface,
+            ["getResultTensorType", "getCollectiveKind", "getReduceKindIfAny",
+             "isAsync"]>,
+        ZShard_CommEffects]> {
+  code commonArgsDoc = [{
+    The group is formed by `grid_axes` of the `shard.grid` named by `grid`;
+    its size is the product of those axes' sizes. `unit`, when present, names
+    the `zshard.unit` whose flat buffer this collective moves, and the
+    verifier checks the buffer against the unit's padded size, element types
+    and axes.
+  }];
+}
+
+def ZShard_AllGatherOp : ZShard_CollectiveOp<"all_gather"> {
+  let summary = "Gather every rank's shard into the full buffer";
+  let description = [{
+    Concatenates the input of every rank in the group along dimension 0, in
+    rank order: the result's dimension 0 is the input's times the group size;
+    other dimensions and the element type are unchanged.
+  }] # commonArgsDoc # [{
+    ```mlir
+    %full = zshard.all_gather %shard on @world[0] unit @h.0
+        : tensor<2112xbf16> -> tensor<8448xbf16>
+    ```
+  }];
+  let arguments = (ins ZShard_Tensor:$input, FlatSymbolRefAttr:$grid,
+                       DenseI64ArrayAttr:$grid_axes,
+                       OptionalAttr<FlatSymbolRefAttr>:$unit);
+  let results = (outs ZShard_Tensor:$result);
+  let assemblyFormat = [{
+    $input `on` $grid `` $grid_axes (`unit` $unit^)? attr-dict
+    `:` type($input) `->` type($result)
+  }];
+  let hasCanonicalizer = 1;
+}
+
+def ZShard_ReduceScatterOp : ZShard_CollectiveOp<"reduce_scatter"> {
+  let summary = "Reduce the full buffer across ranks, keep this rank's shard";
+  let description = [{
+    Reduces the inputs of all ranks in the group elementwise (`sum` or `avg`;
+    `max` is also accepted) and gives each rank the slice of dimension 0 at
+    its position in the group: the input's dimension 0 is the result's times
+    the group size.
+  }] # commonArgsDoc # [{
+    ```mlir
+    %gshard = zshard.reduce_scatter avg %grad on @world[0] unit @h.0
+        : tensor<8448xf32> -> tensor<2112xf32>
+    ```
+  }];
+  let arguments = (ins ZShard_ReduceKind:$reduce, ZShard_Tensor:$input,
+                       FlatSymbolRefAttr:$grid,
+                       DenseI64ArrayAttr:$grid_axes,
+                       OptionalAttr<FlatSymbolRefAttr>:$unit);
+  let results = (outs ZShard_Tensor:$result);
+  let assemblyFormat = [{
+    $reduce $input `on` $grid `` $grid_axes (`unit` $unit^)? attr-dict
+    `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def ZShard_AllReduceOp : ZShard_CollectiveOp<"all_reduce",
+    [AllTypesMatch<["input", "result"]>]> {
+  let summary = "Reduce a buffer across ranks, every rank gets the result";
+  let description = [{
+    Reduces the inputs of all ranks in the group elementwise; every rank
+    receives the whole result. Used for no-shard gradients, for replicas in
+    hybrid sharding, and for cross-shard reductions such as a global
+    gradient norm.
+  }] # commonArgsDoc # [{
+    ```mlir
+    %sq = zshard.all_reduce sum %partial on @world[0] : tensor<f32>
+    ```
+  }];
+  let arguments = (ins ZShard_ReduceKind:$reduce, ZShard_Tensor:$input,
+                       FlatSymbolRefAttr:$grid,
+                       DenseI64ArrayAttr:$grid_axes,
+                       OptionalAttr<FlatSymbolRefAttr>:$unit);
+  let results = (outs ZShard_Tensor:$result);
+  let assemblyFormat = [{
+    $reduce $input `on` $grid `` $grid_axes (`unit` $unit^)? attr-dict
+    `:` type($input)
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Async collectives
+//===----------------------------------------------------------------------===//
+
+def ZShard_AllGatherStartOp : ZShard_CollectiveOp<"all_gather_start"> {
+  let summary = "Start an all_gather; its result is read by zshard.wait";
+  let description = [{
+    The asynchronous form of `zshard.all_gather`. The token carries the type
+    of the gathered tensor and must be consumed by exactly one `zshard.wait`.
+  }] # commonArgsDoc # [{
+    ```mlir
+    %t = zshard.all_gather_start %shard on @world[0] unit @h.0
+        : tensor<2112xbf16> -> !zshard.token<tensor<8448xbf16>>
+    %full = zshard.wait %t : !zshard.token<tensor<8448xbf16>>
+    ```
+  }];
+  let arguments = (ins ZShard_Tensor:$input, FlatSymbolRefAttr:$grid,
+                       DenseI64ArrayAttr:$grid_axes,
+                       OptionalAttr<FlatSymbolRefAttr>:$unit);
+  let results = (outs ZShard_AnyToken:$token);
+  let assemblyFormat = [{
+    $input `on` $grid `` $grid_axes (`unit` $unit^)? attr-dict
+    `:` type($input) `->` qualified(type($token))
+  }];
+}
+
+def ZShard_ReduceScatterStartOp : ZShard_CollectiveOp<"reduce_scatter_start"> {
+  let summary = "Start a reduce_scatter; its result is read by zshard.wait";
+  let description = [{
+    The asynchronous form of `zshard.reduce_scatter`.
+  }] # commonArgsDoc;
+  let arguments = (ins ZShard_ReduceKind:$reduce, ZShard_Tensor:$input,
+                       FlatSymbolRefAttr:$grid,
+                       DenseI64ArrayAttr:$grid_axes,
+                       OptionalAttr<FlatSymbolRefAttr>:$unit);
+  let results = (outs ZShard_AnyToken:$token);
+  let assemblyFormat = [{
+    $reduce $input `on` $grid `` $grid_axes (`unit` $unit^)? attr-dict
+    `:` type($input) `->` qualified(type($token))
+  }];
+}
+
+def ZShard_AllReduceStartOp : ZShard_CollectiveOp<"all_reduce_start"> {
+  let summary = "Start an all_reduce; its result is read by zshard.wait";
+  let description = [{
+    The asynchronous form of `zshard.all_reduce`.
+  }] # commonArgsDoc;
+  let arguments = (ins ZShard_ReduceKind:$reduce, ZShard_Tensor:$input,
+                       FlatSymbolRefAttr:$grid,
+                       DenseI64ArrayAttr:$grid_axes,
+                       OptionalAttr<FlatSymbolRefAttr>:$unit);
+  let results = (outs ZShard_AnyToken:$token);
+  let assemblyFormat = [{
+    $reduce $input `on` $grid `` $grid_axes (`unit` $unit^)? attr-dict
+    `:` type($input) `->` qualified(type($token))
+  }];
+}
+
+def ZShard_WaitOp : ZShard_Op<"wait", [
+    ZShard_CommEffects,
+    TypesMatchWith<"result type matches the token's payload", "token",
+                   "result", "::llvm::cast<TokenType>($_self).getResult()">]> {
+  let summary = "Wait for an async collective and take its result";
+  let description = [{
+    Consumes the token of a `*_start` op and yields the collective's result.
+    A wait's token must come straight from a start op, and each start's token
+    is waited exactly once.
+
+    ```mlir
+    %full = zshard.wait %t : !zshard.token<tensor<8448xbf16>>
+    ```
+  }];
+  let arguments = (ins ZShard_AnyToken:$token);
+  let results = (outs ZShard_Tensor:$result);
+  let assemblyFormat = "$token attr-dict `:` qualified(type($token))";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// The start op whose token this wait consumes, or null.
+    ::mlir::zshard::CollectiveOpInterface getStart();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Lifetimes
+//===----------------------------------------------------------------------===//
+
+def ZShard_ReleaseOp : ZShard_Op<"release", [ZShard_CommEffects]> {
+  let summary = "A gathered buffer may be freed after this point";
+  let description = [{
+    Marks the end of the lifetime of a gathered unit buffer (FSDP's reshard).
+    The operand must be the result of `zshard.all_gather`, or of the
+    `zshard.wait` of an `all_gather_start`; it is released at most once and
+    not used after its release in the same block. A unit may not be gathered
+    again while an earlier gather of it is not yet released.
+
+    ```mlir
+    zshard.release %full : tensor<8448xbf16>
+    ```
+  }];
+  let arguments = (ins ZShard_Tensor:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+#endif // ZSHARD_DIALECT_ZSHARD_IR_ZSHARDOPS_TD

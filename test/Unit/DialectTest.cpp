@@ -1,0 +1,114 @@
+//===- DialectTest.cpp - zshard dialect C++ API ---------------------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Dialect/ZShard/IR/ZShardOps.h"
+#include "zshard/InitAll.h"
+#include "zshard/Support/UnitLayout.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+namespace {
+
+class DialectTest : public ::testing::Test {
+protected:
+  DialectTest() {
+    DialectRegistry registry;
+    ::zshard::registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+  OwningOpRef<ModuleOp> parse(StringRef source) {
+    return parseSourceString<ModuleOp>(source, &context);
+  }
+  MLIRContext context;
+};
+
+constexpr StringLiteral kProgram = R"mlir(
+shard.grid @world(shape = 2x3)
+zshard.unit @h.0 on @world[1] full_shard padded(12) param(bf16) reduce(f32) [
+  "h.0.w" : 2x5 at 0,
+  "h.0.b" : 1 at 10
+]
+func.func @step(%shard: tensor<4xbf16>, %grad: tensor<12xf32>) -> tensor<4xf32> {
+  %t = zshard.all_gather_start %shard on @world[1] unit @h.0
+      : tensor<4xbf16> -> !zshard.token<tensor<12xbf16>>
+  %full = zshard.wait %t : !zshard.token<tensor<12xbf16>>
+  zshard.release %full : tensor<12xbf16>
+  %g = zshard.reduce_scatter avg %grad on @world[1] unit @h.0
+      : tensor<12xf32> -> tensor<4xf32>
+  %r = zshard.all_reduce sum %g on @world[0] : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+)mlir";
+
+TEST_F(DialectTest, CollectiveInterfaceQueries) {
+  OwningOpRef<ModuleOp> module = parse(kProgram);
+  ASSERT_TRUE(module);
+  SmallVector<CollectiveOpInterface> collectives;
+  module->walk([&](CollectiveOpInterface op) { collectives.push_back(op); });
+  ASSERT_EQ(collectives.size(), 3u);
+
+  CollectiveOpInterface gather = collectives[0];
+  EXPECT_TRUE(gather.isAsync());
+  EXPECT_EQ(gather.getCollectiveKind(), CollectiveKind::AllGather);
+  EXPECT_FALSE(gather.getReduceKindIfAny().has_value());
+  EXPECT_EQ(gather.getInputBytes(), 4 * 2);
+  EXPECT_EQ(gather.getResultBytes(), 12 * 2);
+  EXPECT_EQ(getStaticGroupSize(gather, gather.getGridAttr(),
+                               gather.getGridAxes()),
+            3);
+
+  CollectiveOpInterface scatter = collectives[1];
+  EXPECT_FALSE(scatter.isAsync());
+  EXPECT_EQ(scatter.getReduceKindIfAny(), ReduceKind::Avg);
+  EXPECT_EQ(scatter.getInputBytes(), 12 * 4);
+  EXPECT_EQ(scatter.getResultBytes(), 4 * 4);
+
+  CollectiveOpInterface reduce = collectives[2];
+  EXPECT_EQ(reduce.getCollectiveKind(), CollectiveKind::AllReduce);
+  EXPECT_EQ(getStaticGroupSize(reduce, reduce.getGridAttr(),
+                               reduce.getGridAxes()),
+            2);
+}
+
+// The verifier's padding rule and the shared layout helper agree.
+TEST_F(DialectTest, UnitAgreesWithLayoutHelper) {
+  OwningOpRef<ModuleOp> module = parse(kProgram);
+  ASSERT_TRUE(module);
+  UnitOp unit = *module->getOps<UnitOp>().begin();
+  EXPECT_EQ(unit.getExtent(), 11);
+  EXPECT_EQ(unit.getShardSize(), 4);
+
+  std::vector<::zshard::MemberSpec> specs;
+  for (auto member : unit.getMembers().getAsRange<MemberAttr>())
+    specs.push_back({member.getName().str(),
+                     std::vector<int64_t>(member.getShape().begin(),
+                                          member.getShape().end())});
+  auto layout = ::zshard::UnitLayout::create(specs, 3);
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->getPaddedSize(), unit.getPaddedSize());
+  size_t i = 0;
+  for (auto member : unit.getMembers().getAsRange<MemberAttr>())
+    EXPECT_EQ(layout->getMembers()[i++].offset, member.getOffset());
+}
+
+TEST_F(DialectTest, TensorBytes) {
+  Builder b(&context);
+  EXPECT_EQ(getTensorBytes(RankedTensorType::get({3, 5}, b.getF32Type())), 60);
+  EXPECT_EQ(getTensorBytes(RankedTensorType::get({3}, b.getBF16Type())), 6);
+  EXPECT_EQ(getTensorBytes(RankedTensorType::get({}, b.getF64Type())), 8);
+  EXPECT_EQ(getTensorBytes(RankedTensorType::get({9}, b.getI1Type())), 2);
+  EXPECT_EQ(getTensorBytes(
+                RankedTensorType::get({ShapedType::kDynamic}, b.getF32Type())),
+            -1);
+}
+
+} // namespace

@@ -1,0 +1,26 @@
+# -*- Python -*-
+"""lit configuration for the zshard FileCheck tests."""
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "zshard"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.zshard_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.zshard_tools_dir, config.llvm_tools_dir]
+tools = [ToolSubst("zshard-opt", unresolved="fatal")]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.zshard_tools_dir, append_path=True)
