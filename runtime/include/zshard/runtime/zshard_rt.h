@@ -1,0 +1,261 @@
+//===- zshard_rt.h - zshard runtime C ABI -------------------------*- C -*-===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The C ABI of the zshard runtime: the only interface that compiled training
+/// steps, the launcher and tools call. It is plain C (C99 and later, and C++
+/// through `extern "C"`), uses fixed-width integer types, and never exposes a
+/// C++ type. Every entry exists in every build; an entry whose backend was not
+/// built (CUDA, NCCL, MPI) returns ZSHARD_RT_ERROR_UNAVAILABLE and says why in
+/// zshard_rt_last_error_message().
+///
+/// Conventions:
+///  - Fallible entries return a zshard_rt_status. On failure they store a
+///    message for the calling thread (see zshard_rt_last_error_message()) and
+///    leave their output arguments as documented (zeroed where stated).
+///  - Byte counts are uint64_t; matrix dimensions are int64_t.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_RUNTIME_ZSHARD_RT_H
+#define ZSHARD_RUNTIME_ZSHARD_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define ZSHARD_RT_API
+#else
+#define ZSHARD_RT_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//===----------------------------------------------------------------------===//
+// Version
+//===----------------------------------------------------------------------===//
+
+/// Version of this header. The build reads these three lines as the version
+/// of the runtime project, so they are the single source of truth.
+#define ZSHARD_RT_VERSION_MAJOR 0
+#define ZSHARD_RT_VERSION_MINOR 1
+#define ZSHARD_RT_VERSION_PATCH 0
+
+/// Writes the version the runtime library was built with. Any argument may be
+/// NULL. Compare with the ZSHARD_RT_VERSION_* macros to detect a header and
+/// library mismatch.
+ZSHARD_RT_API void zshard_rt_version(int *major, int *minor, int *patch);
+
+/// Returns the library version as "MAJOR.MINOR.PATCH" (static storage).
+ZSHARD_RT_API const char *zshard_rt_version_string(void);
+
+/// Bits of zshard_rt_build_features().
+typedef enum zshard_rt_feature {
+  ZSHARD_RT_FEATURE_CUDA = 1u << 0, ///< Built with the CUDA device.
+  ZSHARD_RT_FEATURE_NCCL = 1u << 1, ///< Built with NCCL (implies CUDA).
+  ZSHARD_RT_FEATURE_MPI = 1u << 2   ///< Built with the MPI backend.
+} zshard_rt_feature;
+
+/// Returns the backends this library was built with, as zshard_rt_feature
+/// bits. Being built with CUDA says nothing about a device being present; use
+/// zshard_rt_cuda_device_count() for that.
+ZSHARD_RT_API uint32_t zshard_rt_build_features(void);
+
+//===----------------------------------------------------------------------===//
+// Status and errors
+//===----------------------------------------------------------------------===//
+
+/// Result of every fallible runtime entry.
+typedef enum zshard_rt_status {
+  ZSHARD_RT_OK = 0,                     ///< Success.
+  ZSHARD_RT_ERROR_INVALID_ARGUMENT = 1, ///< A NULL or out-of-range argument.
+  ZSHARD_RT_ERROR_OUT_OF_MEMORY = 2,    ///< An allocation failed.
+  ZSHARD_RT_ERROR_ACCOUNTING = 3,       ///< Memory accounting would go wrong,
+                                        ///< e.g. freeing more than is live.
+  ZSHARD_RT_ERROR_UNAVAILABLE = 4,      ///< Backend not built, or no driver or
+                                        ///< device present.
+  ZSHARD_RT_ERROR_DEVICE = 5,           ///< A device (CUDA) call failed.
+  ZSHARD_RT_ERROR_COMMUNICATION = 6,    ///< A communication call failed.
+  ZSHARD_RT_ERROR_INTERNAL = 7          ///< A self-check of the runtime failed.
+} zshard_rt_status;
+
+/// Returns a constant name for \p status, e.g. "ZSHARD_RT_ERROR_UNAVAILABLE";
+/// "unknown status" for values outside the enum.
+ZSHARD_RT_API const char *zshard_rt_status_string(zshard_rt_status status);
+
+/// Returns the message of the last failing runtime call on the calling thread,
+/// or "" when none failed since the thread started or since
+/// zshard_rt_clear_last_error(). Successful calls leave it unchanged. The
+/// pointer stays valid until the next runtime call on this thread.
+ZSHARD_RT_API const char *zshard_rt_last_error_message(void);
+
+/// Clears the calling thread's last error message.
+ZSHARD_RT_API void zshard_rt_clear_last_error(void);
+
+//===----------------------------------------------------------------------===//
+// Memory accounting
+//===----------------------------------------------------------------------===//
+
+/// What a block of memory holds. The categories follow the FSDP/ZeRO memory
+/// table: parameters, gradients and optimizer state are what sharding divides.
+typedef enum zshard_rt_mem_category {
+  ZSHARD_RT_MEM_PARAMETERS = 0,
+  ZSHARD_RT_MEM_GRADIENTS = 1,
+  ZSHARD_RT_MEM_OPTIMIZER_STATE = 2,
+  ZSHARD_RT_MEM_ACTIVATIONS = 3,
+  ZSHARD_RT_MEM_COMMUNICATION = 4, ///< Gathered units, collective buffers.
+  ZSHARD_RT_MEM_OTHER = 5,
+  ZSHARD_RT_MEM_NUM_CATEGORIES = 6 ///< Number of categories, not a category.
+} zshard_rt_mem_category;
+
+/// Returns a constant lower-case name for \p category ("parameters",
+/// "gradients", "optimizer_state", "activations", "communication", "other"),
+/// or NULL when \p category is not a category.
+ZSHARD_RT_API const char *
+zshard_rt_mem_category_name(zshard_rt_mem_category category);
+
+/// An accounting context: live and peak bytes per category and the peak of
+/// their sum. One per rank. All operations on one context are thread-safe and
+/// exact under concurrency (a rank may allocate from several threads);
+/// different contexts are independent.
+typedef struct zshard_rt_mem_ctx zshard_rt_mem_ctx;
+
+/// Creates an empty context in \p *out (set to NULL on failure).
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_mem_ctx_create(zshard_rt_mem_ctx **out);
+
+/// Destroys \p ctx (NULL is ignored). Live bytes left over are not an error
+/// here; query them first when a leak matters.
+ZSHARD_RT_API void zshard_rt_mem_ctx_destroy(zshard_rt_mem_ctx *ctx);
+
+/// Records \p bytes allocated in \p category. Fails with
+/// ZSHARD_RT_ERROR_ACCOUNTING, recording nothing, if a counter would overflow.
+ZSHARD_RT_API zshard_rt_status zshard_rt_mem_record_alloc(
+    zshard_rt_mem_ctx *ctx, zshard_rt_mem_category category, uint64_t bytes);
+
+/// Records \p bytes freed from \p category. Freeing more than is live in that
+/// category fails with ZSHARD_RT_ERROR_ACCOUNTING and records nothing.
+ZSHARD_RT_API zshard_rt_status zshard_rt_mem_record_free(
+    zshard_rt_mem_ctx *ctx, zshard_rt_mem_category category, uint64_t bytes);
+
+/// Writes the bytes currently live in \p category to \p *out.
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_mem_live_bytes(const zshard_rt_mem_ctx *ctx,
+                         zshard_rt_mem_category category, uint64_t *out);
+
+/// Writes the highest live byte count \p category has reached to \p *out.
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_mem_peak_bytes(const zshard_rt_mem_ctx *ctx,
+                         zshard_rt_mem_category category, uint64_t *out);
+
+/// Writes the bytes live over all categories to \p *out.
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_mem_total_live_bytes(const zshard_rt_mem_ctx *ctx, uint64_t *out);
+
+/// Writes the highest total live byte count to \p *out. This is the peak of
+/// the sum, which is at most (and usually less than) the sum of the
+/// per-category peaks.
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_mem_total_peak_bytes(const zshard_rt_mem_ctx *ctx, uint64_t *out);
+
+/// Sets every peak (per category and total) to the current live value, e.g.
+/// at the start of a step to measure that step alone.
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_mem_reset_peaks(zshard_rt_mem_ctx *ctx);
+
+//===----------------------------------------------------------------------===//
+// CPU device
+//===----------------------------------------------------------------------===//
+
+/// Alignment used by zshard_rt_cpu_alloc() when asked for 0: a cache line,
+/// also enough for any SIMD load.
+#define ZSHARD_RT_CPU_DEFAULT_ALIGNMENT 64
+
+/// Allocates \p bytes of host memory aligned to \p alignment (a power of two
+/// up to 2 MiB, or 0 for ZSHARD_RT_CPU_DEFAULT_ALIGNMENT) and records \p bytes
+/// in \p category of \p ctx. Writes the block to \p *out (NULL on failure).
+/// A zero-byte request returns a distinct, freeable block and records 0
+/// bytes. Only the bytes asked for are recorded, not the runtime's overhead.
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_cpu_alloc(zshard_rt_mem_ctx *ctx, zshard_rt_mem_category category,
+                    uint64_t bytes, uint64_t alignment, void **out);
+
+/// Frees a block from zshard_rt_cpu_alloc() and records its bytes freed in
+/// the category it was allocated in; only the pointer is needed. NULL is a
+/// no-op. A block of another context is rejected with
+/// ZSHARD_RT_ERROR_INVALID_ARGUMENT; on any error nothing is freed. Passing
+/// anything but a live block is undefined, as for free(); a header check
+/// catches many such mistakes and reports them as invalid arguments.
+ZSHARD_RT_API zshard_rt_status zshard_rt_cpu_free(zshard_rt_mem_ctx *ctx,
+                                                  void *ptr);
+
+/// Whether a matrix operand is used as stored or transposed.
+typedef enum zshard_rt_transpose {
+  ZSHARD_RT_NO_TRANS = 0,
+  ZSHARD_RT_TRANS = 1
+} zshard_rt_transpose;
+
+/// Row-major single-precision matrix product on the CPU:
+/// C = alpha * op(A) * op(B) + beta * C, where op(A) is m x k, op(B) is k x n
+/// and C is m x n. A is stored m x k (k x m when transposed) with row stride
+/// \p lda >= its column count; likewise B with \p ldb, and C with \p ldc >= n.
+/// When beta is 0, C is not read. Dimensions must fit in a 32-bit int.
+/// Backed by the BLAS named by zshard_rt_cpu_blas_info().
+ZSHARD_RT_API zshard_rt_status zshard_rt_cpu_sgemm(
+    zshard_rt_transpose transA, zshard_rt_transpose transB, int64_t m,
+    int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
+    const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+
+/// Returns a description of the BLAS library in use, e.g.
+/// "OpenBLAS 0.3.21 DYNAMIC_ARCH ... Haswell MAX_THREADS=64" (static storage).
+ZSHARD_RT_API const char *zshard_rt_cpu_blas_info(void);
+
+//===----------------------------------------------------------------------===//
+// CUDA device
+//===----------------------------------------------------------------------===//
+
+/// Writes the number of usable CUDA devices to \p *count. When the runtime was
+/// built without CUDA, or no driver or no device is present, writes 0 and
+/// returns ZSHARD_RT_ERROR_UNAVAILABLE with the reason as the message. Other
+/// CUDA failures return ZSHARD_RT_ERROR_DEVICE.
+ZSHARD_RT_API zshard_rt_status zshard_rt_cuda_device_count(int *count);
+
+/// Runs the runtime's own kernels on \p device over \p n elements (fill, then
+/// y = a*x + y) with device memory, copies the result back and checks every
+/// element on the host. ZSHARD_RT_ERROR_INTERNAL means a wrong result;
+/// ZSHARD_RT_ERROR_UNAVAILABLE as for zshard_rt_cuda_device_count().
+ZSHARD_RT_API zshard_rt_status zshard_rt_cuda_self_test(int device, int64_t n);
+
+//===----------------------------------------------------------------------===//
+// Communication backends
+//===----------------------------------------------------------------------===//
+
+/// Writes the version code of the NCCL library loaded at run time to
+/// \p *version (MAJOR*10000 + MINOR*100 + PATCH, e.g. 22809 for 2.28.9).
+/// Returns ZSHARD_RT_ERROR_UNAVAILABLE (version 0) when built without NCCL.
+ZSHARD_RT_API zshard_rt_status zshard_rt_nccl_version(int *version);
+
+/// Initializes MPI for this process (MPI_THREAD_MULTIPLE requested) unless it
+/// is already initialized, in which case the caller keeps ownership. \p argc
+/// and \p argv may be NULL. Returns ZSHARD_RT_ERROR_UNAVAILABLE when built
+/// without MPI.
+ZSHARD_RT_API zshard_rt_status zshard_rt_mpi_init(int *argc, char ***argv);
+
+/// Writes this process's rank in, and the size of, MPI_COMM_WORLD. Requires
+/// MPI to be initialized (by zshard_rt_mpi_init() or the caller).
+ZSHARD_RT_API zshard_rt_status zshard_rt_mpi_world(int *rank, int *size);
+
+/// Finalizes MPI if zshard_rt_mpi_init() initialized it; otherwise does
+/// nothing and succeeds.
+ZSHARD_RT_API zshard_rt_status zshard_rt_mpi_finalize(void);
+
+#ifdef __cplusplus
+} // extern "C"
+#endif
+
+#endif // ZSHARD_RUNTIME_ZSHARD_RT_H

@@ -1,0 +1,59 @@
+//===- MemoryAccounting.h - Live and peak bytes per category ----*- C++ -*-===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The accounting context behind the opaque zshard_rt_mem_ctx of the C ABI.
+/// One mutex guards all counters of a context, so every query sees one
+/// consistent state and the total peak is the exact peak of the sum.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_RUNTIME_LIB_CORE_MEMORYACCOUNTING_H
+#define ZSHARD_RUNTIME_LIB_CORE_MEMORYACCOUNTING_H
+
+#include "zshard/runtime/zshard_rt.h"
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+
+namespace zshard::rt {
+
+/// Whether \p category names a real category (not the count, not garbage).
+bool isValidCategory(zshard_rt_mem_category category);
+
+} // namespace zshard::rt
+
+/// Live and peak bytes per category, and the peak of their total.
+struct zshard_rt_mem_ctx {
+public:
+  /// Adds \p bytes to \p category (which must be valid). Fails with
+  /// ZSHARD_RT_ERROR_ACCOUNTING, changing nothing, on counter overflow.
+  zshard_rt_status recordAlloc(zshard_rt_mem_category category, uint64_t bytes);
+
+  /// Removes \p bytes from \p category (which must be valid). Fails with
+  /// ZSHARD_RT_ERROR_ACCOUNTING, changing nothing, when fewer are live.
+  zshard_rt_status recordFree(zshard_rt_mem_category category, uint64_t bytes);
+
+  uint64_t liveBytes(zshard_rt_mem_category category) const;
+  uint64_t peakBytes(zshard_rt_mem_category category) const;
+  uint64_t totalLiveBytes() const;
+  uint64_t totalPeakBytes() const;
+
+  /// Sets every peak to the current live value.
+  void resetPeaks();
+
+private:
+  static constexpr int numCategories = ZSHARD_RT_MEM_NUM_CATEGORIES;
+
+  mutable std::mutex mutex;
+  std::array<uint64_t, numCategories> live{};
+  std::array<uint64_t, numCategories> peak{};
+  uint64_t totalLive = 0;
+  uint64_t totalPeak = 0;
+};
+
+#endif // ZSHARD_RUNTIME_LIB_CORE_MEMORYACCOUNTING_H

@@ -1,0 +1,138 @@
+//===- MemoryAccountingAbi.cpp - C entries of memory accounting -----------===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+//
+// Argument checking for the zshard_rt_mem_* entries; the counting itself is
+// in MemoryAccounting.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "core/Error.h"
+#include "core/MemoryAccounting.h"
+
+#include <new>
+#include <string>
+
+using namespace zshard::rt;
+
+namespace {
+/// Checks the arguments every per-category entry shares.
+zshard_rt_status checkCategoryArgs(const char *entry,
+                                   const zshard_rt_mem_ctx *ctx,
+                                   zshard_rt_mem_category category) {
+  if (!ctx)
+    return nullArgument(entry, "ctx");
+  if (!isValidCategory(category))
+    return setError(ZSHARD_RT_ERROR_INVALID_ARGUMENT,
+                    std::string(entry) + ": " +
+                        std::to_string(static_cast<int>(category)) +
+                        " is not a memory category");
+  return ZSHARD_RT_OK;
+}
+} // namespace
+
+extern "C" const char *
+zshard_rt_mem_category_name(zshard_rt_mem_category category) {
+  switch (category) {
+  case ZSHARD_RT_MEM_PARAMETERS:
+    return "parameters";
+  case ZSHARD_RT_MEM_GRADIENTS:
+    return "gradients";
+  case ZSHARD_RT_MEM_OPTIMIZER_STATE:
+    return "optimizer_state";
+  case ZSHARD_RT_MEM_ACTIVATIONS:
+    return "activations";
+  case ZSHARD_RT_MEM_COMMUNICATION:
+    return "communication";
+  case ZSHARD_RT_MEM_OTHER:
+    return "other";
+  case ZSHARD_RT_MEM_NUM_CATEGORIES:
+    break;
+  }
+  return nullptr;
+}
+
+extern "C" zshard_rt_status zshard_rt_mem_ctx_create(zshard_rt_mem_ctx **out) {
+  if (!out)
+    return nullArgument("zshard_rt_mem_ctx_create", "out");
+  *out = new (std::nothrow) zshard_rt_mem_ctx();
+  if (!*out)
+    return setError(ZSHARD_RT_ERROR_OUT_OF_MEMORY,
+                    "zshard_rt_mem_ctx_create: out of memory");
+  return ZSHARD_RT_OK;
+}
+
+extern "C" void zshard_rt_mem_ctx_destroy(zshard_rt_mem_ctx *ctx) {
+  delete ctx;
+}
+
+extern "C" zshard_rt_status
+zshard_rt_mem_record_alloc(zshard_rt_mem_ctx *ctx,
+                           zshard_rt_mem_category category, uint64_t bytes) {
+  if (zshard_rt_status s =
+          checkCategoryArgs("zshard_rt_mem_record_alloc", ctx, category))
+    return s;
+  return ctx->recordAlloc(category, bytes);
+}
+
+extern "C" zshard_rt_status
+zshard_rt_mem_record_free(zshard_rt_mem_ctx *ctx,
+                          zshard_rt_mem_category category, uint64_t bytes) {
+  if (zshard_rt_status s =
+          checkCategoryArgs("zshard_rt_mem_record_free", ctx, category))
+    return s;
+  return ctx->recordFree(category, bytes);
+}
+
+extern "C" zshard_rt_status
+zshard_rt_mem_live_bytes(const zshard_rt_mem_ctx *ctx,
+                         zshard_rt_mem_category category, uint64_t *out) {
+  if (zshard_rt_status s =
+          checkCategoryArgs("zshard_rt_mem_live_bytes", ctx, category))
+    return s;
+  if (!out)
+    return nullArgument("zshard_rt_mem_live_bytes", "out");
+  *out = ctx->liveBytes(category);
+  return ZSHARD_RT_OK;
+}
+
+extern "C" zshard_rt_status
+zshard_rt_mem_peak_bytes(const zshard_rt_mem_ctx *ctx,
+                         zshard_rt_mem_category category, uint64_t *out) {
+  if (zshard_rt_status s =
+          checkCategoryArgs("zshard_rt_mem_peak_bytes", ctx, category))
+    return s;
+  if (!out)
+    return nullArgument("zshard_rt_mem_peak_bytes", "out");
+  *out = ctx->peakBytes(category);
+  return ZSHARD_RT_OK;
+}
+
+extern "C" zshard_rt_status
+zshard_rt_mem_total_live_bytes(const zshard_rt_mem_ctx *ctx, uint64_t *out) {
+  if (!ctx)
+    return nullArgument("zshard_rt_mem_total_live_bytes", "ctx");
+  if (!out)
+    return nullArgument("zshard_rt_mem_total_live_bytes", "out");
+  *out = ctx->totalLiveBytes();
+  return ZSHARD_RT_OK;
+}
+
+extern "C" zshard_rt_status
+zshard_rt_mem_total_peak_bytes(const zshard_rt_mem_ctx *ctx, uint64_t *out) {
+  if (!ctx)
+    return nullArgument("zshard_rt_mem_total_peak_bytes", "ctx");
+  if (!out)
+    return nullArgument("zshard_rt_mem_total_peak_bytes", "out");
+  *out = ctx->totalPeakBytes();
+  return ZSHARD_RT_OK;
+}
+
+extern "C" zshard_rt_status zshard_rt_mem_reset_peaks(zshard_rt_mem_ctx *ctx) {
+  if (!ctx)
+    return nullArgument("zshard_rt_mem_reset_peaks", "ctx");
+  ctx->resetPeaks();
+  return ZSHARD_RT_OK;
+}
