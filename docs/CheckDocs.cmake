@@ -1,6 +1,6 @@
 # Compares pairs (built, committed) of generated docs; fails naming the stale
 # ones and the command that refreshes them.
-string(REPLACE " " ";" files "${FILES}")
+string(REPLACE "|" ";" files "${FILES}")
 list(LENGTH files count)
 set(stale)
 math(EXPR last "${count} - 1")
@@ -18,4 +18,5 @@ if(stale)
   message(FATAL_ERROR "stale generated docs: ${stale}\n"
                       "run: cmake --build build --target zshard-update-docs")
 endif()
-message(STATUS "${count} generated doc files checked, all up to date")
+math(EXPR pairs "${count} / 2")
+message(STATUS "${pairs} generated doc files checked, all up to date")

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -25,10 +26,12 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
+#include "zshard/Transforms/Passes.h"
 
 void zshard::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::zshard::ZShardDialect, mlir::arith::ArithDialect,
                   mlir::bufferization::BufferizationDialect,
+                  mlir::cf::ControlFlowDialect,
                   mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,
                   mlir::scf::SCFDialect, mlir::shard::ShardDialect,
@@ -42,6 +45,7 @@ void zshard::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void zshard::registerAllPasses() {
+  mlir::zshard::registerZShardPasses();
   mlir::registerTransformsPasses();
   mlir::bufferization::registerBufferizationPasses();
   mlir::registerLinalgPasses();

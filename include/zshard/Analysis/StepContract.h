@@ -1,0 +1,112 @@
+//===- StepContract.h - the signature of a training step --------*- C++ -*-===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Reads the training-step contract of docs/contract.md off a module: which
+/// function is the step, and the role, name, init spec and type of each of
+/// its arguments and results. Passes that shard, plan memory or emit the
+/// artifact manifest query this analysis instead of the raw attributes.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_ANALYSIS_STEPCONTRACT_H
+#define ZSHARD_ANALYSIS_STEPCONTRACT_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+namespace zshard {
+
+/// Attribute names of the contract.
+namespace contract {
+inline constexpr llvm::StringLiteral kStep = "zshard.step";
+inline constexpr llvm::StringLiteral kRole = "zshard.role";
+inline constexpr llvm::StringLiteral kName = "zshard.name";
+inline constexpr llvm::StringLiteral kInit = "zshard.init";
+inline constexpr llvm::StringLiteral kParam = "zshard.param";
+inline constexpr llvm::StringLiteral kPhase = "zshard.phase";
+} // namespace contract
+
+enum class ArgRole { Param, OptState, Batch, Hyper };
+enum class ResultRole { Loss, ParamOut, OptStateOut };
+
+StringRef stringifyArgRole(ArgRole role);
+StringRef stringifyResultRole(ResultRole role);
+
+/// An init spec: `normal(MEAN, STD)`, `uniform(LOW, HIGH)`, `zeros`, `ones`.
+struct InitSpec {
+  enum class Kind { Normal, Uniform, Zeros, Ones };
+  Kind kind = Kind::Zeros;
+  double a = 0.0; ///< mean or low
+  double b = 0.0; ///< std or high
+
+  /// Parses the spelling; on failure returns std::nullopt and says why.
+  static std::optional<InitSpec> parse(StringRef text, std::string *why);
+  /// The canonical spelling.
+  std::string str() const;
+};
+
+/// True for a dotted path `[A-Za-z_][A-Za-z0-9_]*` or decimal indices joined
+/// by `.`; the empty path is accepted only if `allowEmpty`.
+bool isValidDottedPath(StringRef path, bool allowEmpty = false);
+
+struct StepArgument {
+  unsigned index = 0;
+  ArgRole role = ArgRole::Param;
+  std::string name;
+  /// For optimizer state: the parameter it belongs to.
+  std::string param;
+  std::optional<InitSpec> init;
+  RankedTensorType type;
+};
+
+struct StepResult {
+  unsigned index = 0;
+  ResultRole role = ResultRole::Loss;
+  std::string name;
+  RankedTensorType type;
+};
+
+/// The step function of a module and its signature.
+class StepContract {
+public:
+  explicit StepContract(Operation *module);
+
+  /// Finds the step and reads its signature. With `emitDiagnostics`, reports
+  /// every broken signature rule of docs/contract.md; fails if any.
+  LogicalResult run(bool emitDiagnostics = true);
+
+  func::FuncOp getStep() const { return step; }
+  ArrayRef<StepArgument> getArguments() const { return arguments; }
+  ArrayRef<StepResult> getResults() const { return results; }
+  /// The arguments of one role, in argument order.
+  SmallVector<const StepArgument *> getArguments(ArgRole role) const;
+  /// The parameter argument named `name`, or null.
+  const StepArgument *lookupParam(StringRef name) const;
+  /// Index of the loss result, if the step has one.
+  std::optional<unsigned> getLossIndex() const { return lossIndex; }
+
+private:
+  LogicalResult readArguments(bool emit);
+  LogicalResult readResults(bool emit);
+
+  Operation *module;
+  func::FuncOp step;
+  SmallVector<StepArgument> arguments;
+  SmallVector<StepResult> results;
+  llvm::StringMap<unsigned> paramIndex;
+  std::optional<unsigned> lossIndex;
+};
+
+} // namespace zshard
+} // namespace mlir
+
+#endif // ZSHARD_ANALYSIS_STEPCONTRACT_H

@@ -1,0 +1,25 @@
+//===- Passes.h - zshard transformation passes ------------------*- C++ -*-===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_TRANSFORMS_PASSES_H
+#define ZSHARD_TRANSFORMS_PASSES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace zshard {
+
+#define GEN_PASS_DECL
+#include "zshard/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "zshard/Transforms/Passes.h.inc"
+
+} // namespace zshard
+} // namespace mlir
+
+#endif // ZSHARD_TRANSFORMS_PASSES_H

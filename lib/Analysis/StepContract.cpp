@@ -1,0 +1,413 @@
+//===- StepContract.cpp - the signature of a training step ----------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Analysis/StepContract.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+StringRef zshard::stringifyArgRole(ArgRole role) {
+  switch (role) {
+  case ArgRole::Param:
+    return "param";
+  case ArgRole::OptState:
+    return "opt_state";
+  case ArgRole::Batch:
+    return "batch";
+  case ArgRole::Hyper:
+    return "hyper";
+  }
+  llvm_unreachable("unknown argument role");
+}
+
+StringRef zshard::stringifyResultRole(ResultRole role) {
+  switch (role) {
+  case ResultRole::Loss:
+    return "loss";
+  case ResultRole::ParamOut:
+    return "param_out";
+  case ResultRole::OptStateOut:
+    return "opt_state_out";
+  }
+  llvm_unreachable("unknown result role");
+}
+
+//===----------------------------------------------------------------------===//
+// Init specs and names
+//===----------------------------------------------------------------------===//
+
+static bool parseNumber(StringRef text, double &value) {
+  text = text.trim();
+  if (text.empty() || text.getAsDouble(value))
+    return false;
+  return std::isfinite(value);
+}
+
+std::optional<InitSpec> InitSpec::parse(StringRef text, std::string *why) {
+  auto fail = [&](const Twine &message) -> std::optional<InitSpec> {
+    if (why)
+      *why = message.str();
+    return std::nullopt;
+  };
+  InitSpec spec;
+  text = text.trim();
+  if (text == "zeros") {
+    spec.kind = Kind::Zeros;
+    return spec;
+  }
+  if (text == "ones") {
+    spec.kind = Kind::Ones;
+    return spec;
+  }
+  StringRef head = text.take_until([](char c) { return c == '('; });
+  StringRef rest = text.drop_front(head.size());
+  head = head.trim();
+  if (head == "normal")
+    spec.kind = Kind::Normal;
+  else if (head == "uniform")
+    spec.kind = Kind::Uniform;
+  else
+    return fail("expected normal(MEAN, STD), uniform(LOW, HIGH), zeros or "
+                "ones");
+  if (!rest.consume_front("(") || !rest.consume_back(")"))
+    return fail(head + " takes two numbers in parentheses");
+  auto [first, second] = rest.split(',');
+  if (second.contains(','))
+    return fail(head + " takes exactly two numbers");
+  if (!parseNumber(first, spec.a) || !parseNumber(second, spec.b))
+    return fail(head + " takes two finite decimal numbers");
+  if (spec.kind == Kind::Normal && spec.b < 0)
+    return fail("the standard deviation must not be negative");
+  if (spec.kind == Kind::Uniform && !(spec.a < spec.b))
+    return fail("uniform needs LOW < HIGH");
+  return spec;
+}
+
+std::string InitSpec::str() const {
+  switch (kind) {
+  case Kind::Zeros:
+    return "zeros";
+  case Kind::Ones:
+    return "ones";
+  case Kind::Normal:
+    return llvm::formatv("normal({0}, {1})", a, b).str();
+  case Kind::Uniform:
+    return llvm::formatv("uniform({0}, {1})", a, b).str();
+  }
+  llvm_unreachable("unknown init kind");
+}
+
+bool zshard::isValidDottedPath(StringRef path, bool allowEmpty) {
+  if (path.empty())
+    return allowEmpty;
+  SmallVector<StringRef> parts;
+  path.split(parts, '.');
+  for (StringRef part : parts) {
+    if (part.empty())
+      return false;
+    bool digits = llvm::all_of(part, llvm::isDigit);
+    bool identifier =
+        (llvm::isAlpha(part.front()) || part.front() == '_') &&
+        llvm::all_of(part, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+    if (!digits && !identifier)
+      return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// StepContract
+//===----------------------------------------------------------------------===//
+
+StepContract::StepContract(Operation *module) : module(module) {}
+
+SmallVector<const StepArgument *>
+StepContract::getArguments(ArgRole role) const {
+  SmallVector<const StepArgument *> selected;
+  for (const StepArgument &argument : arguments)
+    if (argument.role == role)
+      selected.push_back(&argument);
+  return selected;
+}
+
+const StepArgument *StepContract::lookupParam(StringRef name) const {
+  auto it = paramIndex.find(name);
+  return it == paramIndex.end() ? nullptr : &arguments[it->second];
+}
+
+static std::string describeShape(RankedTensorType type) {
+  std::string text = "[";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(type.getShape(), os);
+  os << "]";
+  return text;
+}
+
+LogicalResult StepContract::run(bool emit) {
+  step = nullptr;
+  arguments.clear();
+  results.clear();
+  paramIndex.clear();
+  lossIndex.reset();
+
+  bool ok = true;
+  module->walk([&](func::FuncOp func) {
+    if (!func->hasAttr(contract::kStep))
+      return;
+    if (step) {
+      if (emit)
+        func.emitError("second function marked zshard.step; a module holds "
+                       "exactly one step")
+                .attachNote(step.getLoc())
+            << "first step here";
+      ok = false;
+      return;
+    }
+    step = func;
+  });
+  if (!step) {
+    if (emit)
+      module->emitError("no func.func is marked zshard.step");
+    return failure();
+  }
+  if (step.isExternal()) {
+    if (emit)
+      step.emitError("the step has no body");
+    return failure();
+  }
+  bool argsOk = succeeded(readArguments(emit));
+  bool resultsOk = succeeded(readResults(emit));
+  return success(ok && argsOk && resultsOk);
+}
+
+/// The string attribute `name` of argument or result attributes, if any.
+static std::optional<StringRef> getString(DictionaryAttr attrs,
+                                          StringRef name) {
+  if (!attrs)
+    return std::nullopt;
+  if (auto value = dyn_cast_or_null<StringAttr>(attrs.get(name)))
+    return value.getValue();
+  return std::nullopt;
+}
+
+LogicalResult StepContract::readArguments(bool emit) {
+  bool ok = true;
+  auto error = [&](const Twine &message) {
+    ok = false;
+    if (emit)
+      step.emitError(message);
+  };
+  llvm::StringMap<unsigned> nameIndex;
+  for (auto [index, argument] : llvm::enumerate(step.getArguments())) {
+    std::string label = llvm::formatv("argument #{0}", index).str();
+    DictionaryAttr attrs = step.getArgAttrDict(index);
+    auto type = dyn_cast<RankedTensorType>(argument.getType());
+    if (!type || !type.hasStaticShape()) {
+      error(label + " must be a statically shaped ranked tensor, got '" +
+            llvm::formatv("{0}", argument.getType()).str() + "'");
+      continue;
+    }
+    std::optional<StringRef> role = getString(attrs, contract::kRole);
+    if (!role) {
+      error(label + " has no zshard.role");
+      continue;
+    }
+    StepArgument info;
+    info.index = index;
+    info.type = type;
+    if (*role == "param")
+      info.role = ArgRole::Param;
+    else if (*role == "opt_state")
+      info.role = ArgRole::OptState;
+    else if (*role == "batch")
+      info.role = ArgRole::Batch;
+    else if (*role == "hyper")
+      info.role = ArgRole::Hyper;
+    else {
+      error(label + " has unknown zshard.role '" + *role +
+            "'; expected param, opt_state, batch or hyper");
+      continue;
+    }
+    std::optional<StringRef> name = getString(attrs, contract::kName);
+    if (!name) {
+      error(label + " (" + *role + ") needs a zshard.name");
+      continue;
+    }
+    info.name = name->str();
+    label += " ('" + info.name + "')";
+    if (!isValidDottedPath(*name)) {
+      error(label + ": '" + *name + "' is not a dotted path");
+      continue;
+    }
+    auto [it, inserted] = nameIndex.try_emplace(*name, index);
+    if (!inserted) {
+      error(llvm::formatv("name '{0}' is used by arguments #{1} and #{2}",
+                          *name, it->second, index)
+                .str());
+      continue;
+    }
+
+    if (info.role == ArgRole::Param || info.role == ArgRole::OptState) {
+      if (!isa<FloatType>(type.getElementType()))
+        error(label + " must have a floating-point element type");
+      std::optional<StringRef> init = getString(attrs, contract::kInit);
+      if (!init) {
+        error(label + " needs a zshard.init");
+      } else {
+        std::string why;
+        info.init = InitSpec::parse(*init, &why);
+        if (!info.init)
+          error(label + " has a bad zshard.init '" + *init + "': " + why);
+      }
+    }
+    if (info.role == ArgRole::OptState) {
+      std::optional<StringRef> param = getString(attrs, contract::kParam);
+      if (!param)
+        error(label + " needs a zshard.param naming its parameter");
+      else
+        info.param = param->str();
+    }
+    if (info.role == ArgRole::Hyper &&
+        (type.getRank() != 0 || !isa<FloatType>(type.getElementType())))
+      error(label + " must be a rank-0 floating-point tensor, got '" +
+            llvm::formatv("{0}", type).str() + "'");
+    if (info.role == ArgRole::Param)
+      paramIndex[info.name] = arguments.size();
+    arguments.push_back(std::move(info));
+  }
+
+  // Optimizer state belongs to an existing parameter of the same shape.
+  for (const StepArgument &state : arguments) {
+    if (state.role != ArgRole::OptState || state.param.empty())
+      continue;
+    const StepArgument *param = lookupParam(state.param);
+    if (!param) {
+      error(llvm::formatv("argument #{0} ('{1}') belongs to unknown parameter "
+                          "'{2}'",
+                          state.index, state.name, state.param)
+                .str());
+      continue;
+    }
+    if (param->type.getShape() != state.type.getShape())
+      error(llvm::formatv("argument #{0} ('{1}') has shape {2} but its "
+                          "parameter '{3}' has shape {4}",
+                          state.index, state.name, describeShape(state.type),
+                          param->name, describeShape(param->type))
+                .str());
+  }
+  return success(ok);
+}
+
+LogicalResult StepContract::readResults(bool emit) {
+  bool ok = true;
+  auto error = [&](const Twine &message) {
+    ok = false;
+    if (emit)
+      step.emitError(message);
+  };
+  // name -> result index, for param_out and opt_state_out separately.
+  llvm::StringMap<unsigned> updated[2];
+  ArrayRef<Type> types = step.getResultTypes();
+  for (auto [index, rawType] : llvm::enumerate(types)) {
+    std::string label = llvm::formatv("result #{0}", index).str();
+    auto type = dyn_cast<RankedTensorType>(rawType);
+    if (!type || !type.hasStaticShape()) {
+      error(label + " must be a statically shaped ranked tensor, got '" +
+            llvm::formatv("{0}", rawType).str() + "'");
+      continue;
+    }
+    DictionaryAttr attrs = step.getResultAttrDict(index);
+    std::optional<StringRef> role = getString(attrs, contract::kRole);
+    if (!role) {
+      error(label + " has no zshard.role");
+      continue;
+    }
+    StepResult info;
+    info.index = index;
+    info.type = type;
+    if (*role == "loss") {
+      info.role = ResultRole::Loss;
+      if (lossIndex) {
+        error(llvm::formatv("results #{0} and #{1} are both the loss; a step "
+                            "has one",
+                            *lossIndex, index)
+                  .str());
+        continue;
+      }
+      if (type.getRank() != 0 || !isa<FloatType>(type.getElementType()))
+        error(label + " (loss) must be a rank-0 floating-point tensor, got '" +
+              llvm::formatv("{0}", type).str() + "'");
+      lossIndex = index;
+      results.push_back(info);
+      continue;
+    }
+    ArgRole source;
+    if (*role == "param_out") {
+      info.role = ResultRole::ParamOut;
+      source = ArgRole::Param;
+    } else if (*role == "opt_state_out") {
+      info.role = ResultRole::OptStateOut;
+      source = ArgRole::OptState;
+    } else {
+      error(label + " has unknown zshard.role '" + *role +
+            "'; expected loss, param_out or opt_state_out");
+      continue;
+    }
+    std::optional<StringRef> name = getString(attrs, contract::kName);
+    if (!name) {
+      error(label + " (" + *role + ") needs a zshard.name");
+      continue;
+    }
+    info.name = name->str();
+    const StepArgument *argument = nullptr;
+    for (const StepArgument &candidate : arguments)
+      if (candidate.role == source && candidate.name == info.name)
+        argument = &candidate;
+    if (!argument) {
+      error(llvm::formatv("{0} updates unknown {1} '{2}'", label,
+                          source == ArgRole::Param ? "parameter"
+                                                   : "optimizer state",
+                          info.name)
+                .str());
+      continue;
+    }
+    if (argument->type != type)
+      error(llvm::formatv("{0} ('{1}') has type '{2}' but argument #{3} has "
+                          "type '{4}'",
+                          label, info.name, type, argument->index,
+                          argument->type)
+                .str());
+    auto [it, inserted] =
+        updated[source == ArgRole::Param ? 0 : 1].try_emplace(info.name,
+                                                              index);
+    if (!inserted) {
+      error(llvm::formatv("'{0}' is updated by results #{1} and #{2}",
+                          info.name, it->second, index)
+                .str());
+      continue;
+    }
+    results.push_back(std::move(info));
+  }
+
+  if (!lossIndex)
+    error("the step has no loss result");
+  for (const StepArgument &argument : arguments) {
+    if (argument.role != ArgRole::Param && argument.role != ArgRole::OptState)
+      continue;
+    bool isParam = argument.role == ArgRole::Param;
+    if (!updated[isParam ? 0 : 1].count(argument.name))
+      error(llvm::formatv("argument #{0} ('{1}') has no {2} result",
+                          argument.index, argument.name,
+                          isParam ? "param_out" : "opt_state_out")
+                .str());
+  }
+  return success(ok);
+}

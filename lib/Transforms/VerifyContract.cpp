@@ -1,0 +1,154 @@
+//===- VerifyContract.cpp - --zshard-verify-contract ----------------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Checks a module against docs/contract.md. The signature rules live in
+/// StepContract, the phase rules in PhaseAnalysis; this pass adds the rules
+/// on the body (dialects, module paths) and reports them all.
+///
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Analysis/PhaseAnalysis.h"
+#include "zshard/Analysis/StepContract.h"
+#include "zshard/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir {
+namespace zshard {
+#define GEN_PASS_DEF_VERIFYCONTRACT
+#include "zshard/Transforms/Passes.h.inc"
+} // namespace zshard
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+namespace {
+
+/// The dialects a step may use.
+bool isContractDialect(StringRef ns) {
+  static const llvm::StringSet<> allowed = {"func", "linalg", "tensor",
+                                            "arith", "math"};
+  return allowed.contains(ns);
+}
+
+/// The module path of `loc`: the name of a NameLoc, possibly wrapping a child.
+std::optional<StringRef> getModulePath(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().getValue();
+  return std::nullopt;
+}
+
+struct VerifyContractPass
+    : public mlir::zshard::impl::VerifyContractBase<VerifyContractPass> {
+  void runOnOperation() override;
+  LogicalResult verifyBody(func::FuncOp step);
+  LogicalResult verifyPhases(func::FuncOp step, const StepContract &contract);
+};
+
+} // namespace
+
+LogicalResult VerifyContractPass::verifyBody(func::FuncOp step) {
+  if (!llvm::hasSingleElement(step.getBody()))
+    return step.emitError("the step body must be a single block (no "
+                          "top-level control flow)");
+  bool ok = true;
+  step.getBody().walk([&](Operation *op) {
+    StringRef ns = op->getName().getDialectNamespace();
+    if (!isContractDialect(ns)) {
+      op->emitError() << "op '" << op->getName()
+                      << "' is outside the contract's dialects (func, "
+                         "linalg, tensor, arith, math)";
+      ok = false;
+    }
+  });
+  for (Operation &op : step.front()) {
+    ++numOps;
+    if (isa<func::ReturnOp>(op))
+      continue;
+    std::optional<StringRef> path = getModulePath(op.getLoc());
+    if (!path) {
+      op.emitError() << "op '" << op.getName()
+                     << "' has no module path: give it a name location "
+                        "such as loc(\"h.0.attn\")";
+      ok = false;
+      continue;
+    }
+    if (!isValidDottedPath(*path, /*allowEmpty=*/true)) {
+      op.emitError() << "module path '" << *path << "' is not a dotted path";
+      ok = false;
+    }
+  }
+  return success(ok);
+}
+
+LogicalResult VerifyContractPass::verifyPhases(func::FuncOp step,
+                                               const StepContract &contract) {
+  PhaseAnalysis phases(step);
+  if (failed(phases.run()))
+    return step.emitError("cannot derive phases: the step needs a loss "
+                          "result and a single-block body");
+  bool ok = true;
+  bool reportedStateInLoss = false;
+  for (Operation &op : step.front().without_terminator()) {
+    std::optional<Phase> derived = phases.getPhase(&op);
+    if (!derived)
+      continue;
+    // Report where the dependence enters the forward, not every op after it.
+    std::optional<unsigned> arg = phases.getForwardStateDependence(&op);
+    if (arg && !reportedStateInLoss) {
+      reportedStateInLoss = true;
+      const StepArgument &source = contract.getArguments()[*arg];
+      op.emitError() << "the loss depends on "
+                     << (source.role == ArgRole::Hyper ? "hyper-parameter"
+                                                       : "optimizer state")
+                     << " '" << source.name << "' (argument #" << *arg
+                     << ") through this op; the loss must be that of the "
+                        "parameters going in";
+      ok = false;
+    }
+    Attribute explicitPhase = op.getAttr(contract::kPhase);
+    if (!explicitPhase)
+      continue;
+    auto text = dyn_cast<StringAttr>(explicitPhase);
+    std::optional<Phase> stated =
+        text ? symbolizePhase(text.getValue()) : std::nullopt;
+    if (!stated) {
+      op.emitError() << "zshard.phase must be \"forward\", \"backward\" or "
+                        "\"optimizer\", got "
+                     << explicitPhase;
+      ok = false;
+    } else if (*stated != *derived) {
+      op.emitError() << "op is marked '" << stringifyPhase(*stated)
+                     << "' but derives as '" << stringifyPhase(*derived)
+                     << "'";
+      ok = false;
+    }
+  }
+  return success(ok);
+}
+
+void VerifyContractPass::runOnOperation() {
+  StepContract contract(getOperation());
+  bool signatureOk = succeeded(contract.run());
+  func::FuncOp step = contract.getStep();
+  if (!step || step.isExternal())
+    return signalPassFailure();
+  for (const StepArgument &argument : contract.getArguments()) {
+    if (argument.role != ArgRole::Param)
+      continue;
+    ++numParams;
+    numParamElements += argument.type.getNumElements();
+  }
+  bool bodyOk = succeeded(verifyBody(step));
+  // Phases need a loss and a single block; only check them on a sound step.
+  bool phasesOk =
+      signatureOk && bodyOk && succeeded(verifyPhases(step, contract));
+  if (!signatureOk || !bodyOk || !phasesOk)
+    signalPassFailure();
+}

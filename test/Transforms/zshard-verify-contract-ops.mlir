@@ -1,0 +1,308 @@
+// RUN: not zshard-opt %s -split-input-file --zshard-verify-contract 2>&1 | FileCheck %s
+
+// Tests the rules on the ops of a step. Diagnostics are located at the
+// op's module path, so they are checked on the output.
+
+// Tests that ops come from the contract's dialects.
+// CHECK: error: loc("fc.0"): op 'memref.alloc' is outside the contract's dialects (func, linalg, tensor, arith, math)
+func.func @train_step(
+    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
+    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
+    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = "loss"},
+        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    attributes {zshard.step} {
+  %c0 = arith.constant 0.0 : f32 loc("")
+  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %le = tensor.empty() : tensor<f32> loc("")
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    } loc("")
+  %c1 = arith.constant 1.0 : f32 loc("")
+  %oe = tensor.empty() : tensor<8x2xf32> loc("")
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
+  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
+  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %u = memref.alloc() : memref<2xf32> loc("fc.0")
+  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
+  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
+    ^bb0(%a: f32, %b: f32, %out: f32):
+      %p = arith.mulf %lrv, %b : f32
+      %q = arith.subf %a, %p : f32
+      linalg.yield %q : f32
+    } -> tensor<4x2xf32> loc("fc.0")
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+}
+
+// -----
+
+// Tests that every top-level op has a module path.
+// CHECK: /tmp/x.py:3:1: error: op 'arith.constant' has no module path: give it a name location such as loc("h.0.attn")
+func.func @train_step(
+    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
+    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
+    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = "loss"},
+        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    attributes {zshard.step} {
+  %c0 = arith.constant 0.0 : f32 loc("")
+  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %le = tensor.empty() : tensor<f32> loc("")
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    } loc("")
+  %c1 = arith.constant 1.0 : f32 loc("/tmp/x.py":3:1)
+  %oe = tensor.empty() : tensor<8x2xf32> loc("")
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
+  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
+  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
+  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
+    ^bb0(%a: f32, %b: f32, %out: f32):
+      %p = arith.mulf %lrv, %b : f32
+      %q = arith.subf %a, %p : f32
+      linalg.yield %q : f32
+    } -> tensor<4x2xf32> loc("fc.0")
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+}
+
+// -----
+
+// Tests that module paths are dotted paths.
+// CHECK: error: loc("h.0..mlp"): module path 'h.0..mlp' is not a dotted path
+func.func @train_step(
+    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
+    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
+    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = "loss"},
+        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    attributes {zshard.step} {
+  %c0 = arith.constant 0.0 : f32 loc("")
+  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %le = tensor.empty() : tensor<f32> loc("")
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    } loc("")
+  %c1 = arith.constant 1.0 : f32 loc("h.0..mlp")
+  %oe = tensor.empty() : tensor<8x2xf32> loc("")
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
+  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
+  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
+  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
+    ^bb0(%a: f32, %b: f32, %out: f32):
+      %p = arith.mulf %lrv, %b : f32
+      %q = arith.subf %a, %p : f32
+      linalg.yield %q : f32
+    } -> tensor<4x2xf32> loc("fc.0")
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+}
+
+// -----
+
+// Tests that explicit phases are spelled right.
+// CHECK: error: loc(""): zshard.phase must be "forward", "backward" or "optimizer", got "sideways"
+func.func @train_step(
+    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
+    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
+    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = "loss"},
+        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    attributes {zshard.step} {
+  %c0 = arith.constant 0.0 : f32 loc("")
+  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %le = tensor.empty() : tensor<f32> loc("")
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    } loc("")
+  %c1 = arith.constant 1.0 : f32 loc("")
+  %oe = tensor.empty() : tensor<8x2xf32> loc("")
+  %ones = linalg.fill {zshard.phase = "sideways"} ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
+  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
+  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
+  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
+    ^bb0(%a: f32, %b: f32, %out: f32):
+      %p = arith.mulf %lrv, %b : f32
+      %q = arith.subf %a, %p : f32
+      linalg.yield %q : f32
+    } -> tensor<4x2xf32> loc("fc.0")
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+}
+
+// -----
+
+// Tests that explicit phases agree with the derived ones.
+// CHECK: error: loc(""): op is marked 'forward' but derives as 'backward'
+func.func @train_step(
+    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
+    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
+    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = "loss"},
+        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    attributes {zshard.step} {
+  %c0 = arith.constant 0.0 : f32 loc("")
+  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %le = tensor.empty() : tensor<f32> loc("")
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    } loc("")
+  %c1 = arith.constant 1.0 : f32 loc("")
+  %oe = tensor.empty() : tensor<8x2xf32> loc("")
+  %ones = linalg.fill {zshard.phase = "forward"} ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
+  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
+  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
+  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
+    ^bb0(%a: f32, %b: f32, %out: f32):
+      %p = arith.mulf %lrv, %b : f32
+      %q = arith.subf %a, %p : f32
+      linalg.yield %q : f32
+    } -> tensor<4x2xf32> loc("fc.0")
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+}
+
+// -----
+
+// Tests that the loss does not depend on a hyper-parameter.
+// CHECK: error: loc("fc.0"): the loss depends on hyper-parameter 'lr' (argument #3) through this op; the loss must be that of the parameters going in
+func.func @train_step(
+    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
+    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
+    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = "loss"},
+        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    attributes {zshard.step} {
+  %c0 = arith.constant 0.0 : f32 loc("")
+  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %lrf = tensor.extract %lr[] : tensor<f32> loc("fc.0")
+  %z2 = linalg.fill ins(%lrf : f32) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z2 : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %le = tensor.empty() : tensor<f32> loc("")
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    } loc("")
+  %c1 = arith.constant 1.0 : f32 loc("")
+  %oe = tensor.empty() : tensor<8x2xf32> loc("")
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
+  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
+  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
+  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
+    ^bb0(%a: f32, %b: f32, %out: f32):
+      %p = arith.mulf %lrv, %b : f32
+      %q = arith.subf %a, %p : f32
+      linalg.yield %q : f32
+    } -> tensor<4x2xf32> loc("fc.0")
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+}
+
+// -----
+
+// Tests that the step body is a single block.
+// CHECK: error: the step body must be a single block (no top-level control flow)
+func.func @train_step(
+    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
+    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
+    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = "loss"},
+        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    attributes {zshard.step} {
+  %c0 = arith.constant 0.0 : f32 loc("")
+  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %le = tensor.empty() : tensor<f32> loc("")
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    } loc("")
+  %c1 = arith.constant 1.0 : f32 loc("")
+  %oe = tensor.empty() : tensor<8x2xf32> loc("")
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
+  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
+  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
+  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
+    ^bb0(%a: f32, %b: f32, %out: f32):
+      %p = arith.mulf %lrv, %b : f32
+      %q = arith.subf %a, %p : f32
+      linalg.yield %q : f32
+    } -> tensor<4x2xf32> loc("fc.0")
+  cf.br ^bb1 loc("")
+^bb1:
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+}
