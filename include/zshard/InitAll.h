@@ -9,19 +9,19 @@
 
 namespace mlir {
 class DialectRegistry;
-} // namespace mlir
 
 namespace zshard {
 
 /// Registers the zshard dialect and the upstream dialects a training step and
 /// its lowering use: func, arith, math, tensor, linalg, bufferization,
 /// memref, scf, shard; and the bufferization interface models they need.
-void registerAllDialects(mlir::DialectRegistry &registry);
+void registerAllDialects(DialectRegistry &registry);
 
 /// Registers the zshard passes and the upstream passes that serve them:
 /// canonicalize, cse, bufferization and friends.
 void registerAllPasses();
 
 } // namespace zshard
+} // namespace mlir
 
 #endif // ZSHARD_INITALL_H

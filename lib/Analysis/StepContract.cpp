@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <charconv>
 #include <cmath>
 
 using namespace mlir;
@@ -91,6 +92,13 @@ std::optional<InitSpec> InitSpec::parse(StringRef text, std::string *why) {
   return spec;
 }
 
+/// The shortest decimal spelling that reads back as the same double.
+static std::string shortest(double value) {
+  char buffer[32];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, result.ptr);
+}
+
 std::string InitSpec::str() const {
   switch (kind) {
   case Kind::Zeros:
@@ -98,9 +106,9 @@ std::string InitSpec::str() const {
   case Kind::Ones:
     return "ones";
   case Kind::Normal:
-    return llvm::formatv("normal({0}, {1})", a, b).str();
+    return "normal(" + shortest(a) + ", " + shortest(b) + ")";
   case Kind::Uniform:
-    return llvm::formatv("uniform({0}, {1})", a, b).str();
+    return "uniform(" + shortest(a) + ", " + shortest(b) + ")";
   }
   llvm_unreachable("unknown init kind");
 }

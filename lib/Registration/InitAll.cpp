@@ -18,6 +18,9 @@
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
@@ -26,14 +29,17 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
+#include "zshard/Conversion/Passes.h"
+#include "zshard/Pipelines/Pipelines.h"
 #include "zshard/Transforms/Passes.h"
 
-void zshard::registerAllDialects(mlir::DialectRegistry &registry) {
+void mlir::zshard::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::zshard::ZShardDialect, mlir::arith::ArithDialect,
                   mlir::bufferization::BufferizationDialect,
                   mlir::cf::ControlFlowDialect,
                   mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,
+                  mlir::LLVM::LLVMDialect,
                   mlir::scf::SCFDialect, mlir::shard::ShardDialect,
                   mlir::tensor::TensorDialect>();
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
@@ -44,8 +50,12 @@ void zshard::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
 }
 
-void zshard::registerAllPasses() {
+void mlir::zshard::registerAllPasses() {
   mlir::zshard::registerZShardPasses();
+  mlir::zshard::registerZShardConversionPasses();
+  mlir::zshard::registerZShardPipelines();
+  mlir::registerConversionPasses();
+  mlir::memref::registerMemRefPasses();
   mlir::registerTransformsPasses();
   mlir::bufferization::registerBufferizationPasses();
   mlir::registerLinalgPasses();

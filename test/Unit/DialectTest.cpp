@@ -21,7 +21,7 @@ class DialectTest : public ::testing::Test {
 protected:
   DialectTest() {
     DialectRegistry registry;
-    ::zshard::registerAllDialects(registry);
+    registerAllDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

@@ -16,8 +16,8 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  zshard::registerAllDialects(registry);
-  zshard::registerAllPasses();
+  mlir::zshard::registerAllDialects(registry);
+  mlir::zshard::registerAllPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "zshard optimizer driver\n", registry));
 }

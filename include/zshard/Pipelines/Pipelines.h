@@ -1,0 +1,49 @@
+//===- Pipelines.h - zshard pass pipelines ----------------------*- C++ -*-===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Pass pipelines, each built from a PassPipelineOptions struct and
+/// registered in zshard-opt; every stage is also a pass of its own.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_PIPELINES_PIPELINES_H
+#define ZSHARD_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+namespace zshard {
+
+/// Options of `zshard-lower-to-llvm`.
+struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
+  PassOptions::Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse chains of elementwise linalg ops before "
+                     "bufferization"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> runtimeMatmul{
+      *this, "runtime-matmul",
+      llvm::cl::desc("Turn f32 matrix products into runtime sgemm calls "
+                     "(BLAS) instead of loops"),
+      llvm::cl::init(true)};
+};
+
+/// Lowers a training step on tensors to the LLVM dialect: bufferization with
+/// results turned into out-parameters, matrix products to runtime calls,
+/// deallocation, loops, and the LLVM conversions. Step arguments become bare
+/// pointers (see docs/passes.md, "Calling convention").
+void buildLowerToLLVMPipeline(OpPassManager &pm,
+                              const LowerToLLVMOptions &options);
+
+/// Registers the zshard pipelines with the global registry.
+void registerZShardPipelines();
+
+} // namespace zshard
+} // namespace mlir
+
+#endif // ZSHARD_PIPELINES_PIPELINES_H

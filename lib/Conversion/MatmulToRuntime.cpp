@@ -1,0 +1,241 @@
+//===- MatmulToRuntime.cpp - --zshard-matmul-to-runtime -------------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Replaces f32 linalg.matmul / linalg.batch_matmul on memrefs by calls of
+/// the runtime's batched sgemm, folding operand transposes (from indexing
+/// maps or from column-major storage) into the BLAS transpose flags.
+///
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Conversion/Passes.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir {
+namespace zshard {
+#define GEN_PASS_DEF_MATMULTORUNTIME
+#include "zshard/Conversion/Passes.h.inc"
+} // namespace zshard
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kSgemm = "zshard_rt_step_sgemm";
+
+/// How one operand is handed to BLAS.
+struct MatrixOperand {
+  Value memref;
+  bool transpose = false;
+  int64_t leadingDim = 0;
+  int64_t batchStride = 0;
+};
+
+/// Describes `value`, a memref of rank 2 (or 3 with a leading batch
+/// dimension), as a BLAS operand. `mapTranspose` says whether the op reads
+/// it transposed. Fails unless its strides are static and one of the two
+/// matrix dimensions is contiguous.
+FailureOr<MatrixOperand> describeOperand(Value value, bool hasBatch,
+                                         bool mapTranspose) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
+    return failure();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return failure();
+  ArrayRef<int64_t> shape = type.getShape();
+  unsigned first = hasBatch ? 1 : 0;
+  int64_t rows = shape[first], cols = shape[first + 1];
+  int64_t rowStride = strides[first], colStride = strides[first + 1];
+
+  MatrixOperand operand;
+  operand.memref = value;
+  operand.batchStride = hasBatch ? strides[0] : 0;
+  bool columnMajor;
+  if (colStride == 1 || cols == 1)
+    columnMajor = false;
+  else if (rowStride == 1 || rows == 1)
+    columnMajor = true;
+  else
+    return failure();
+  // The stored matrix, read row-major: `storedRows` lines of `storedCols`.
+  int64_t storedRows = columnMajor ? cols : rows;
+  int64_t storedCols = columnMajor ? rows : cols;
+  int64_t ld = columnMajor ? colStride : rowStride;
+  if (storedRows == 1)
+    ld = std::max(ld, storedCols);
+  if (ld < storedCols)
+    return failure();
+  operand.leadingDim = ld;
+  operand.transpose = mapTranspose != columnMajor;
+  return operand;
+}
+
+/// The maps of a (batch) matmul: whether A and B are read transposed.
+/// Dimensions are (m, n, k), or (b, m, n, k) with a batch.
+FailureOr<std::pair<bool, bool>> classifyMaps(linalg::LinalgOp op,
+                                              bool hasBatch) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps.size() != 3)
+    return failure();
+  MLIRContext *ctx = op->getContext();
+  unsigned b = 0, base = hasBatch ? 1 : 0;
+  unsigned nDims = base + 3;
+  auto dims = [&](ArrayRef<unsigned> positions) {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned p : positions)
+      exprs.push_back(getAffineDimExpr(p, ctx));
+    return AffineMap::get(nDims, 0, exprs, ctx);
+  };
+  unsigned m = base, n = base + 1, k = base + 2;
+  auto withBatch = [&](std::initializer_list<unsigned> rest) {
+    SmallVector<unsigned> all;
+    if (hasBatch)
+      all.push_back(b);
+    all.append(rest.begin(), rest.end());
+    return dims(all);
+  };
+  if (maps[2] != withBatch({m, n}))
+    return failure();
+  bool transA, transB;
+  if (maps[0] == withBatch({m, k}))
+    transA = false;
+  else if (maps[0] == withBatch({k, m}))
+    transA = true;
+  else
+    return failure();
+  if (maps[1] == withBatch({k, n}))
+    transB = false;
+  else if (maps[1] == withBatch({n, k}))
+    transB = true;
+  else
+    return failure();
+  return std::make_pair(transA, transB);
+}
+
+/// The address of the first element of `memref`, as an !llvm.ptr.
+Value getElementPointer(OpBuilder &builder, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  Value aligned =
+      memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, memref);
+  SmallVector<int64_t> strides;
+  int64_t staticOffset;
+  (void)type.getStridesAndOffset(strides, staticOffset);
+  Value offset;
+  if (ShapedType::isDynamic(staticOffset))
+    offset = memref::ExtractStridedMetadataOp::create(builder, loc, memref)
+                 .getOffset();
+  else
+    offset = arith::ConstantIndexOp::create(builder, loc, staticOffset);
+  Value four = arith::ConstantIndexOp::create(builder, loc, 4);
+  Value bytes = arith::MulIOp::create(builder, loc, offset, four);
+  Value address = arith::AddIOp::create(builder, loc, aligned, bytes);
+  Value asInt = arith::IndexCastOp::create(builder, loc,
+                                           builder.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(
+      builder, loc, LLVM::LLVMPointerType::get(builder.getContext()), asInt);
+}
+
+func::FuncOp getOrDeclareSgemm(ModuleOp module) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(kSgemm))
+    return existing;
+  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+  Type i32 = builder.getI32Type(), i64 = builder.getI64Type();
+  Type ptr = LLVM::LLVMPointerType::get(builder.getContext());
+  SmallVector<Type> inputs = {i32, i32, i64, i64, i64, i64, ptr, i64,
+                              i64, ptr, i64, i64, ptr, i64, i64};
+  auto func = func::FuncOp::create(builder, module.getLoc(), kSgemm,
+                                   builder.getFunctionType(inputs, {}));
+  func.setPrivate();
+  return func;
+}
+
+struct MatmulToRuntimePass
+    : public mlir::zshard::impl::MatmulToRuntimeBase<MatmulToRuntimePass> {
+  void runOnOperation() override;
+  LogicalResult convert(linalg::LinalgOp op, bool hasBatch);
+};
+
+} // namespace
+
+LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op,
+                                           bool hasBatch) {
+  if (!op.hasPureBufferSemantics())
+    return failure();
+  FailureOr<std::pair<bool, bool>> maps = classifyMaps(op, hasBatch);
+  if (failed(maps))
+    return failure();
+  Value a = op.getDpsInputOperand(0)->get();
+  Value b = op.getDpsInputOperand(1)->get();
+  Value c = op.getDpsInitOperand(0)->get();
+  FailureOr<MatrixOperand> opA = describeOperand(a, hasBatch, maps->first);
+  FailureOr<MatrixOperand> opB = describeOperand(b, hasBatch, maps->second);
+  FailureOr<MatrixOperand> opC = describeOperand(c, hasBatch, false);
+  if (failed(opA) || failed(opB) || failed(opC) || opC->transpose)
+    return failure();
+
+  ArrayRef<int64_t> cShape = cast<MemRefType>(c.getType()).getShape();
+  ArrayRef<int64_t> aShape = cast<MemRefType>(a.getType()).getShape();
+  unsigned base = hasBatch ? 1 : 0;
+  int64_t batch = hasBatch ? cShape[0] : 1;
+  int64_t m = cShape[base], n = cShape[base + 1];
+  int64_t k = maps->first ? aShape[base] : aShape[base + 1];
+
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  // One constant per distinct value keeps the call readable.
+  llvm::DenseMap<std::pair<Type, int64_t>, Value> constants;
+  auto constant = [&](Type type, int64_t v) -> Value {
+    Value &slot = constants[{type, v}];
+    if (!slot)
+      slot = arith::ConstantIntOp::create(builder, loc, type, v);
+    return slot;
+  };
+  auto i64 = [&](int64_t v) { return constant(builder.getI64Type(), v); };
+  auto i32 = [&](bool v) { return constant(builder.getI32Type(), v ? 1 : 0); };
+  SmallVector<Value> args = {
+      i32(opA->transpose),
+      i32(opB->transpose),
+      i64(batch),
+      i64(m),
+      i64(n),
+      i64(k),
+      getElementPointer(builder, loc, a),
+      i64(opA->leadingDim),
+      i64(opA->batchStride),
+      getElementPointer(builder, loc, b),
+      i64(opB->leadingDim),
+      i64(opB->batchStride),
+      getElementPointer(builder, loc, c),
+      i64(opC->leadingDim),
+      i64(opC->batchStride)};
+  func::CallOp::create(builder, loc,
+                       getOrDeclareSgemm(getOperation()), args);
+  op->erase();
+  return success();
+}
+
+void MatmulToRuntimePass::runOnOperation() {
+  SmallVector<std::pair<linalg::LinalgOp, bool>> candidates;
+  getOperation().walk([&](Operation *op) {
+    if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
+      candidates.push_back({cast<linalg::LinalgOp>(op), false});
+    else if (auto batch = dyn_cast<linalg::BatchMatmulOp>(op))
+      candidates.push_back({cast<linalg::LinalgOp>(op), true});
+  });
+  for (auto [op, hasBatch] : candidates) {
+    if (succeeded(convert(op, hasBatch)))
+      ++numConverted;
+    else
+      ++numKept;
+  }
+}

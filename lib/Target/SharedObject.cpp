@@ -1,0 +1,184 @@
+//===- SharedObject.cpp - LLVM IR, object file, shared object -------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// In-process code generation of a lowered step: MLIR LLVM dialect -> LLVM
+/// IR, the `zshard_step` entry that unpacks the buffer array, the LLVM
+/// optimisation pipeline, and a TargetMachine emitting an object file. Only
+/// the final link into a shared object uses the system compiler driver.
+///
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Target/Artifact.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+/// Adds `void zshard_step(ptr buffers)` calling `step(buffers[0], ...)` and
+/// `ptr zshard_step_signature()`.
+static LogicalResult addEntryPoints(llvm::Module &module, StringRef stepName,
+                                    unsigned numBuffers, StringRef signature,
+                                    std::string &error) {
+  llvm::Function *step = module.getFunction(stepName);
+  if (!step) {
+    error = ("lowered module has no function '" + stepName + "'").str();
+    return failure();
+  }
+  if (step->arg_size() != numBuffers) {
+    error = ("step '" + stepName + "' takes " + Twine(step->arg_size()) +
+             " arguments after lowering, expected " + Twine(numBuffers))
+                .str();
+    return failure();
+  }
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
+  auto *entryType =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);
+  auto *entry = llvm::Function::Create(
+      entryType, llvm::GlobalValue::ExternalLinkage, "zshard_step", module);
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", entry));
+  SmallVector<llvm::Value *> args;
+  for (unsigned i = 0; i < numBuffers; ++i) {
+    llvm::Value *slot =
+        builder.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), i);
+    args.push_back(builder.CreateLoad(ptr, slot));
+  }
+  builder.CreateCall(step, args);
+  builder.CreateRetVoid();
+  step->setLinkage(llvm::GlobalValue::InternalLinkage);
+
+  auto *sigType = llvm::FunctionType::get(ptr, {}, false);
+  auto *sigFn =
+      llvm::Function::Create(sigType, llvm::GlobalValue::ExternalLinkage,
+                             "zshard_step_signature", module);
+  llvm::IRBuilder<> sigBuilder(llvm::BasicBlock::Create(ctx, "entry", sigFn));
+  sigBuilder.CreateRet(
+      sigBuilder.CreateGlobalString(signature, "zshard.signature"));
+  return success();
+}
+
+LogicalResult zshard::emitObjectFile(ModuleOp lowered, StringRef stepName,
+                                     unsigned numBuffers, StringRef signature,
+                                     StringRef objectPath,
+                                     const SharedObjectOptions &options,
+                                     std::string *llvmIR) {
+  // The contract's argument attributes have served; LLVM has no use for them.
+  lowered.walk([](LLVM::LLVMFuncOp func) {
+    func.removeArgAttrsAttr();
+    func.removeResAttrsAttr();
+  });
+  registerBuiltinDialectTranslation(*lowered.getContext());
+  registerLLVMDialectTranslation(*lowered.getContext());
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> module =
+      translateModuleToLLVMIR(lowered, llvmContext, "zshard_step");
+  if (!module)
+    return lowered.emitError("translation to LLVM IR failed");
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return lowered.emitError("no LLVM target for ") << triple.str() << ": "
+                                                    << error;
+  std::string cpu =
+      options.cpu.empty() ? llvm::sys::getHostCPUName().str() : options.cpu;
+  std::string features;
+  if (options.cpu.empty()) {
+    llvm::SubtargetFeatures subtarget;
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      subtarget.AddFeature(feature.first(), feature.second);
+    features = subtarget.getString();
+  }
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features, targetOptions, llvm::Reloc::PIC_));
+  if (!machine)
+    return lowered.emitError("cannot create a target machine for ") << cpu;
+  module->setTargetTriple(triple);
+  module->setDataLayout(machine->createDataLayout());
+
+  if (failed(addEntryPoints(*module, stepName, numBuffers, signature, error)))
+    return lowered.emitError(error);
+  if (llvm::verifyModule(*module, &llvm::errs()))
+    return lowered.emitError("generated LLVM IR does not verify");
+
+  if (options.optLevel > 0) {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder builder(machine.get());
+    builder.registerModuleAnalyses(mam);
+    builder.registerCGSCCAnalyses(cgam);
+    builder.registerFunctionAnalyses(fam);
+    builder.registerLoopAnalyses(lam);
+    builder.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::OptimizationLevel level =
+        options.optLevel == 1   ? llvm::OptimizationLevel::O1
+        : options.optLevel == 2 ? llvm::OptimizationLevel::O2
+                                : llvm::OptimizationLevel::O3;
+    builder.buildPerModuleDefaultPipeline(level).run(*module, mam);
+  }
+  if (llvmIR) {
+    llvm::raw_string_ostream os(*llvmIR);
+    module->print(os, nullptr);
+  }
+
+  std::error_code ec;
+  llvm::raw_fd_ostream out(objectPath, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return lowered.emitError("cannot write ") << objectPath << ": "
+                                              << ec.message();
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, out, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+    return lowered.emitError("the target cannot emit object files");
+  codegen.run(*module);
+  out.flush();
+  return success();
+}
+
+LogicalResult zshard::linkSharedObject(StringRef objectPath, StringRef soPath,
+                                       std::string &error) {
+  llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
+  if (!cc) {
+    error = "no C compiler driver 'cc' on PATH to link the shared object";
+    return failure();
+  }
+  SmallVector<StringRef> args = {*cc,   "-shared", "-o", soPath,
+                                 objectPath, "-lm"};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0) {
+    error = ("linking " + soPath + " failed (" + *cc + " exited with " +
+             Twine(rc) + (message.empty() ? "" : ": " + message) + ")")
+                .str();
+    return failure();
+  }
+  return success();
+}

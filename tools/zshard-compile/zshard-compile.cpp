@@ -1,0 +1,210 @@
+//===- zshard-compile.cpp - training step -> artifact ---------------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Runs the whole pipeline on a training step and writes the artifact that
+/// zshard-run loads: `OUT.zsa/step.so` and `OUT.zsa/manifest.json`.
+///
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Analysis/StepContract.h"
+#include "zshard/InitAll.h"
+#include "zshard/Pipelines/Pipelines.h"
+#include "zshard/Target/Artifact.h"
+#include "zshard/Transforms/Passes.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <chrono>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<training step .mlir>"),
+                                      cl::init("-"));
+static cl::opt<std::string> outputPath("o", cl::desc("Output artifact "
+                                                     "directory (NAME.zsa)"),
+                                       cl::value_desc("path"),
+                                       cl::init("step.zsa"));
+enum class Emit { Artifact, LoweredMLIR, LLVMIR };
+static cl::opt<Emit> emit(
+    "emit", cl::desc("What to write"), cl::init(Emit::Artifact),
+    cl::values(clEnumValN(Emit::Artifact, "artifact",
+                          "the artifact directory (default)"),
+               clEnumValN(Emit::LoweredMLIR, "lowered-mlir",
+                          "the step in the LLVM dialect, to -o or stdout"),
+               clEnumValN(Emit::LLVMIR, "llvm-ir",
+                          "the optimised LLVM IR, to -o or stdout")));
+static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level"),
+                                  cl::Prefix, cl::init(3));
+static cl::opt<std::string> cpu("mcpu",
+                                cl::desc("CPU to compile for (default: host)"),
+                                cl::init(""));
+static cl::opt<bool> noFuse("no-fuse",
+                            cl::desc("Do not fuse elementwise ops"));
+static cl::opt<bool> noRuntimeMatmul(
+    "no-runtime-matmul", cl::desc("Lower matrix products to loops, not BLAS"));
+static cl::opt<bool> timing("timing",
+                            cl::desc("Print pass and phase timings"));
+
+namespace {
+struct StopWatch {
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  }
+};
+
+/// Writes `text` to `path`, or stdout for "-".
+LogicalResult writeText(StringRef path, StringRef text) {
+  std::string error;
+  auto file = openOutputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "zshard-compile: " << error << "\n";
+    return failure();
+  }
+  file->os() << text;
+  file->keep();
+  return success();
+}
+
+/// Where --emit=lowered-mlir/llvm-ir write: -o if given, else stdout.
+std::string textOutput() {
+  return outputPath.getNumOccurrences() ? outputPath.getValue()
+                                        : std::string("-");
+}
+
+int fail(const Twine &message) {
+  llvm::errs() << "zshard-compile: " << message << "\n";
+  return 1;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "zshard-compile: training step -> artifact\n");
+
+  DialectRegistry registry;
+  mlir::zshard::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  StopWatch total;
+  std::string error;
+  auto input = openInputFile(inputFile, &error);
+  if (!input)
+    return fail(error);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return fail("cannot parse " + inputFile);
+  double parseSeconds = total.seconds();
+
+  // The contract is checked and read before lowering drops its attributes.
+  PassManager verify(&context);
+  verify.addPass(mlir::zshard::createVerifyContract());
+  if (failed(verify.run(*module)))
+    return fail(inputFile + " is not a valid training step (see above)");
+  mlir::zshard::StepContract contract(*module);
+  if (failed(contract.run()))
+    return fail("cannot read the step contract");
+  if ((*module)->hasAttr("zshard.shapes_only"))
+    return fail(inputFile + " is a shapes-only step (zshard.shapes_only): it "
+                            "is meant for planning, not for running");
+  std::string stepName = contract.getStep().getSymName().str();
+  unsigned numBuffers = contract.getArguments().size() +
+                        contract.getResults().size();
+  llvm::json::Object manifest = mlir::zshard::buildManifest(contract, *module);
+  std::string signature = mlir::zshard::getSignatureHash(contract);
+
+  StopWatch lowerTimer;
+  PassManager lower(&context);
+  if (timing)
+    lower.enableTiming();
+  mlir::zshard::LowerToLLVMOptions options;
+  options.fuseElementwise = !noFuse;
+  options.runtimeMatmul = !noRuntimeMatmul;
+  mlir::zshard::buildLowerToLLVMPipeline(lower, options);
+  if (failed(lower.run(*module)))
+    return fail("lowering " + inputFile + " failed (see above)");
+  double lowerSeconds = lowerTimer.seconds();
+
+  if (emit == Emit::LoweredMLIR) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    return failed(writeText(textOutput(), text))
+               ? 1
+               : 0;
+  }
+
+  mlir::zshard::SharedObjectOptions soOptions;
+  soOptions.optLevel = optLevel;
+  soOptions.cpu = cpu;
+  StopWatch codegenTimer;
+  SmallString<128> dir(outputPath);
+  std::string llvmIR;
+  SmallString<128> objectPath;
+  if (emit == Emit::LLVMIR) {
+    if (auto ec = llvm::sys::fs::createTemporaryFile("zshard-step", "o",
+                                                     objectPath))
+      return fail("cannot create a temporary file: " + ec.message());
+  } else {
+    if (auto ec = llvm::sys::fs::create_directories(dir))
+      return fail("cannot create " + dir + ": " + ec.message());
+    objectPath = dir;
+    llvm::sys::path::append(objectPath, "step.o");
+  }
+  if (failed(mlir::zshard::emitObjectFile(*module, stepName, numBuffers, signature,
+                                    objectPath, soOptions,
+                                    emit == Emit::LLVMIR ? &llvmIR : nullptr)))
+    return fail("code generation failed (see above)");
+  if (emit == Emit::LLVMIR) {
+    llvm::sys::fs::remove(objectPath);
+    return failed(writeText(textOutput(),
+                            llvmIR))
+               ? 1
+               : 0;
+  }
+
+  SmallString<128> soPath(dir);
+  llvm::sys::path::append(soPath, "step.so");
+  if (failed(mlir::zshard::linkSharedObject(objectPath, soPath, error)))
+    return fail(error);
+  llvm::sys::fs::remove(objectPath);
+  double codegenSeconds = codegenTimer.seconds();
+
+  SmallString<128> manifestPath(dir);
+  llvm::sys::path::append(manifestPath, "manifest.json");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
+     << "\n";
+  if (failed(writeText(manifestPath, text)))
+    return 1;
+  if (timing)
+    llvm::errs() << llvm::formatv(
+        "{{\"parse_s\": {0:f3}, \"lower_s\": {1:f3}, \"codegen_s\": {2:f3}, "
+        "\"total_s\": {3:f3}}\n",
+        parseSeconds, lowerSeconds, codegenSeconds, total.seconds());
+  return 0;
+}
