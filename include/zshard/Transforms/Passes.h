@@ -7,7 +7,9 @@
 #ifndef ZSHARD_TRANSFORMS_PASSES_H
 #define ZSHARD_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {

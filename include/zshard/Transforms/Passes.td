@@ -51,4 +51,66 @@ def AnnotatePhases : Pass<"zshard-annotate-phases", "::mlir::ModuleOp"> {
   }];
 }
 
+def FormUnits : Pass<"zshard-form-units", "::mlir::ModuleOp"> {
+  let summary = "Group parameters into units by a wrap policy";
+  let description = [{
+    Decides which parameters are flattened, gathered and reduced together,
+    like FSDP's auto-wrap policies, and declares the result: a `shard.grid`
+    `@world` and one `zshard.unit` per group (members in argument order,
+    offsets and padding from the shared layout helper); each parameter
+    argument gets `zshard.unit = @name`.
+
+    Policies:
+    * `transformer`: one unit per module path matching `pattern` (a
+      comma-separated list of paths where `<i>` stands for an index, default
+      `h.<i>`), like `transformer_auto_wrap_policy`;
+    * `size`: greedy in argument order, closing a unit once it holds at
+      least `min-params` elements, like `size_based_auto_wrap_policy`;
+    * `explicit`: `units="emb=wte,wpe;head=lm_head.weight"`.
+    Parameters no unit claims go to the unit `@root`. A parameter is one
+    argument, so tied weights always land in one unit; an explicit policy
+    naming a parameter twice, or naming one that does not exist, is an error.
+
+    The grid has `ranks` ranks; hybrid strategies split them into
+    `replicas` groups (`shard.grid @world(shape = replicas x ranks/replicas)`,
+    shard axis 1, replicate axis 0).
+
+    Before:
+    ```mlir
+    func.func @train_step(%w: tensor<4x4xf32> {zshard.name = "h.0.w", ...}
+    ```
+    After (`ranks=4`):
+    ```mlir
+    shard.grid @world(shape = 4)
+    zshard.unit @h.0 on @world[0] full_shard padded(16) param(f32) reduce(f32) [
+      "h.0.w" : 4x4 at 0
+    ]
+    func.func @train_step(%w: tensor<4x4xf32> {zshard.name = "h.0.w", zshard.unit = @h.0, ...}
+    ```
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", "\"transformer\"",
+           "Wrap policy: transformer, size or explicit">,
+    Option<"pattern", "pattern", "std::string", "\"h.<i>\"",
+           "transformer: module paths that form units; <i> is an index">,
+    Option<"minParams", "min-params", "int64_t", "1000000",
+           "size: elements a unit holds before it is closed">,
+    Option<"explicitUnits", "units", "std::string", "\"\"",
+           "explicit: name=param,param;name=param">,
+    Option<"ranks", "ranks", "int64_t", "1", "Ranks in the grid">,
+    Option<"replicas", "replicas", "int64_t", "1",
+           "Hybrid strategies: replica groups the ranks are split into">,
+    Option<"strategy", "strategy", "std::string", "\"full_shard\"",
+           "no_shard, zero1, shard_grad_op, full_shard, hybrid_shard or "
+           "hybrid_shard_zero2">,
+    Option<"reduceType", "reduce-type", "std::string", "\"f32\"",
+           "Element type gradients are reduced in: f32, bf16 or f16">
+  ];
+  let dependentDialects = ["::mlir::shard::ShardDialect",
+                           "::mlir::zshard::ZShardDialect"];
+  let statistics = [
+    Statistic<"numUnits", "units", "Units formed">
+  ];
+}
+
 #endif // ZSHARD_TRANSFORMS_PASSES_TD

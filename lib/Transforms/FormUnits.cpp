@@ -1,0 +1,280 @@
+//===- FormUnits.cpp - --zshard-form-units --------------------------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Wrap policies: decides which parameters form each unit and declares the
+/// grid and the units, laid out by the shared UnitLayout helper.
+///
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Analysis/StepContract.h"
+#include "zshard/Dialect/ZShard/IR/ZShardOps.h"
+#include "zshard/Support/UnitLayout.h"
+#include "zshard/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
+
+namespace mlir {
+namespace zshard {
+#define GEN_PASS_DEF_FORMUNITS
+#include "zshard/Transforms/Passes.h.inc"
+} // namespace zshard
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+namespace {
+
+constexpr StringLiteral kUnitAttr = "zshard.unit";
+constexpr StringLiteral kRootUnit = "root";
+constexpr StringLiteral kGrid = "world";
+
+/// A module path pattern such as `h.<i>`, split at dots.
+using PathPattern = SmallVector<StringRef>;
+
+/// The prefix of `name` that `pattern` matches, if the name continues
+/// past it (a parameter lives inside the module, not at its path).
+std::optional<std::string> matchPrefix(StringRef name,
+                                       const PathPattern &pattern) {
+  SmallVector<StringRef> parts;
+  name.split(parts, '.');
+  if (parts.size() <= pattern.size())
+    return std::nullopt;
+  for (auto [want, part] : llvm::zip(pattern, parts)) {
+    if (want == "<i>") {
+      if (part.empty() || !llvm::all_of(part, llvm::isDigit))
+        return std::nullopt;
+    } else if (want != part) {
+      return std::nullopt;
+    }
+  }
+  return llvm::join(ArrayRef<StringRef>(parts).take_front(pattern.size()),
+                    ".");
+}
+
+struct FormUnitsPass : public mlir::zshard::impl::FormUnitsBase<FormUnitsPass> {
+  using FormUnitsBase::FormUnitsBase;
+  void runOnOperation() override;
+
+  /// Unit name -> member argument indices, in the order units are declared.
+  using Grouping = llvm::MapVector<std::string, SmallVector<unsigned>,
+                                   std::map<std::string, unsigned>>;
+  LogicalResult groupByPattern(ArrayRef<const StepArgument *> params,
+                               Grouping &units);
+  LogicalResult groupBySize(ArrayRef<const StepArgument *> params,
+                            Grouping &units);
+  LogicalResult groupExplicitly(ArrayRef<const StepArgument *> params,
+                                Grouping &units);
+};
+
+} // namespace
+
+LogicalResult
+FormUnitsPass::groupByPattern(ArrayRef<const StepArgument *> params,
+                              Grouping &units) {
+  SmallVector<PathPattern> patterns;
+  SmallVector<StringRef> texts;
+  StringRef(pattern).split(texts, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef text : texts) {
+    PathPattern parts;
+    text.trim().split(parts, '.');
+    if (llvm::any_of(parts, [](StringRef p) { return p.empty(); }))
+      return getOperation().emitError()
+             << "zshard-form-units: bad module path pattern '" << text
+             << "'";
+    patterns.push_back(parts);
+  }
+  if (patterns.empty())
+    return getOperation().emitError()
+           << "zshard-form-units: the transformer policy needs a pattern";
+  for (const StepArgument *param : params) {
+    std::optional<std::string> unit;
+    for (const PathPattern &p : patterns)
+      if ((unit = matchPrefix(param->name, p)))
+        break;
+    units[unit.value_or(kRootUnit.str())].push_back(param->index);
+  }
+  return success();
+}
+
+LogicalResult FormUnitsPass::groupBySize(ArrayRef<const StepArgument *> params,
+                                         Grouping &units) {
+  if (minParams <= 0)
+    return getOperation().emitError()
+           << "zshard-form-units: min-params must be positive, got "
+           << minParams;
+  int64_t held = 0;
+  unsigned next = 0;
+  for (const StepArgument *param : params) {
+    units["unit" + std::to_string(next)].push_back(param->index);
+    held += param->type.getNumElements();
+    if (held >= minParams) {
+      held = 0;
+      ++next;
+    }
+  }
+  return success();
+}
+
+LogicalResult
+FormUnitsPass::groupExplicitly(ArrayRef<const StepArgument *> params,
+                               Grouping &units) {
+  llvm::StringMap<unsigned> byName;
+  for (const StepArgument *param : params)
+    byName[param->name] = param->index;
+  llvm::StringMap<std::string> owner;
+  SmallVector<StringRef> groups;
+  StringRef(explicitUnits).split(groups, ';', -1, /*KeepEmpty=*/false);
+  if (groups.empty())
+    return getOperation().emitError()
+           << "zshard-form-units: the explicit policy needs "
+              "units=\"name=param,param;...\"";
+  for (StringRef group : groups) {
+    auto [unitName, members] = group.split('=');
+    unitName = unitName.trim();
+    if (unitName.empty() || members.trim().empty())
+      return getOperation().emitError()
+             << "zshard-form-units: '" << group
+             << "' is not of the form name=param,param";
+    if (units.count(unitName.str()))
+      return getOperation().emitError()
+             << "zshard-form-units: unit '" << unitName << "' is listed twice";
+    SmallVector<unsigned> &indices = units[unitName.str()];
+    SmallVector<StringRef> names;
+    members.split(names, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef raw : names) {
+      StringRef name = raw.trim();
+      auto it = byName.find(name);
+      if (it == byName.end())
+        return getOperation().emitError()
+               << "zshard-form-units: unit '" << unitName
+               << "' names unknown parameter '" << name << "'";
+      auto [prev, inserted] = owner.try_emplace(name, unitName.str());
+      if (!inserted)
+        return getOperation().emitError()
+               << "zshard-form-units: parameter '" << name
+               << "' is listed in units '" << prev->second << "' and '"
+               << unitName << "'; a parameter lives in one unit";
+      indices.push_back(it->second);
+    }
+  }
+  for (const StepArgument *param : params)
+    if (!owner.count(param->name))
+      units[kRootUnit.str()].push_back(param->index);
+  return success();
+}
+
+void FormUnitsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  auto fail = [&](const Twine &message) {
+    module.emitError() << "zshard-form-units: " << message;
+    signalPassFailure();
+  };
+  StepContract contract(module);
+  if (failed(contract.run()))
+    return signalPassFailure();
+  if (!module.getOps<UnitOp>().empty())
+    return fail("the module already has units; form them once");
+  if (SymbolTable::lookupSymbolIn(module, kGrid))
+    return fail("the symbol @world is taken");
+
+  std::optional<Strategy> parsed = symbolizeStrategy(strategy);
+  if (!parsed)
+    return fail("unknown strategy '" + strategy +
+                "'; expected no_shard, zero1, shard_grad_op, full_shard, "
+                "hybrid_shard or hybrid_shard_zero2");
+  bool hybrid = *parsed == Strategy::HybridShard ||
+                *parsed == Strategy::HybridShardZero2;
+  if (ranks < 1)
+    return fail("ranks must be at least 1, got " + Twine(ranks));
+  if (replicas < 1 || ranks % replicas != 0)
+    return fail("replicas (" + Twine(replicas) + ") must divide ranks (" +
+                Twine(ranks) + ")");
+  if (!hybrid && replicas != 1)
+    return fail("replicas applies only to the hybrid strategies");
+  Builder builder(&getContext());
+  Type reduce = llvm::StringSwitch<Type>(reduceType)
+                    .Case("f32", builder.getF32Type())
+                    .Case("bf16", builder.getBF16Type())
+                    .Case("f16", builder.getF16Type())
+                    .Default(Type());
+  if (!reduce)
+    return fail("reduce-type must be f32, bf16 or f16, got '" + reduceType +
+                "'");
+
+  SmallVector<const StepArgument *> params =
+      contract.getArguments(ArgRole::Param);
+  Grouping units;
+  LogicalResult grouped =
+      policy == "transformer" ? groupByPattern(params, units)
+      : policy == "size"      ? groupBySize(params, units)
+      : policy == "explicit"
+          ? groupExplicitly(params, units)
+          : (fail("unknown policy '" + policy +
+                  "'; expected transformer, size or explicit"),
+             failure());
+  if (failed(grouped))
+    return signalPassFailure();
+
+  int64_t groupSize = ranks / replicas;
+  OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+  Location loc = module.getLoc();
+  SmallVector<int64_t> gridShape =
+      hybrid ? SmallVector<int64_t>{replicas, groupSize}
+             : SmallVector<int64_t>{ranks};
+  shard::GridOp::create(top, loc, kGrid, gridShape);
+  SmallVector<int64_t> shardAxes = {hybrid ? 1 : 0};
+  SmallVector<int64_t> replicateAxes;
+  if (hybrid)
+    replicateAxes.push_back(0);
+
+  func::FuncOp step = contract.getStep();
+  for (auto &[name, indices] : units) {
+    std::vector<::zshard::MemberSpec> specs;
+    Type paramType;
+    for (unsigned index : indices) {
+      const StepArgument &arg = contract.getArguments()[index];
+      specs.push_back({arg.name, std::vector<int64_t>(arg.type.getShape().begin(),
+                                                      arg.type.getShape().end())});
+      Type element = arg.type.getElementType();
+      if (paramType && paramType != element) {
+        InFlightDiagnostic diag = module.emitError()
+                                  << "zshard-form-units: unit '" << name
+                                  << "' would mix element types " << paramType
+                                  << " and " << element;
+        return signalPassFailure();
+      }
+      paramType = element;
+    }
+    std::string error;
+    std::optional<::zshard::UnitLayout> layout =
+        ::zshard::UnitLayout::create(specs, groupSize, 1, &error);
+    if (!layout)
+      return fail("unit '" + name + "': " + error);
+    SmallVector<Attribute> members;
+    for (const ::zshard::MemberLayout &member : layout->getMembers())
+      members.push_back(MemberAttr::get(&getContext(), member.name,
+                                        member.shape, member.offset));
+    auto unit = UnitOp::create(
+        top, loc, builder.getStringAttr(name),
+        FlatSymbolRefAttr::get(&getContext(), kGrid),
+        builder.getDenseI64ArrayAttr(shardAxes),
+        builder.getDenseI64ArrayAttr(replicateAxes),
+        StrategyAttr::get(&getContext(), *parsed), layout->getPaddedSize(),
+        TypeAttr::get(paramType), TypeAttr::get(reduce),
+        builder.getArrayAttr(members));
+    auto ref = FlatSymbolRefAttr::get(unit.getSymNameAttr());
+    for (unsigned index : indices)
+      step.setArgAttr(index, kUnitAttr, ref);
+    ++numUnits;
+  }
+}
