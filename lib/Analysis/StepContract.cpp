@@ -68,6 +68,10 @@ std::optional<InitSpec> InitSpec::parse(StringRef text, std::string *why) {
     spec.kind = Kind::Ones;
     return spec;
   }
+  if (text == "param") {
+    spec.kind = Kind::Param;
+    return spec;
+  }
   StringRef head = text.take_until([](char c) { return c == '('; });
   StringRef rest = text.drop_front(head.size());
   head = head.trim();
@@ -76,8 +80,8 @@ std::optional<InitSpec> InitSpec::parse(StringRef text, std::string *why) {
   else if (head == "uniform")
     spec.kind = Kind::Uniform;
   else
-    return fail("expected normal(MEAN, STD), uniform(LOW, HIGH), zeros or "
-                "ones");
+    return fail("expected normal(MEAN, STD), uniform(LOW, HIGH), zeros, "
+                "ones or param");
   if (!rest.consume_front("(") || !rest.consume_back(")"))
     return fail(head + " takes two numbers in parentheses");
   auto [first, second] = rest.split(',');
@@ -105,6 +109,8 @@ std::string InitSpec::str() const {
     return "zeros";
   case Kind::Ones:
     return "ones";
+  case Kind::Param:
+    return "param";
   case Kind::Normal:
     return "normal(" + shortest(a) + ", " + shortest(b) + ")";
   case Kind::Uniform:
@@ -274,6 +280,10 @@ LogicalResult StepContract::readArguments(bool emit) {
         info.init = InitSpec::parse(*init, &why);
         if (!info.init)
           error(label + " has a bad zshard.init '" + *init + "': " + why);
+        else if (info.init->kind == InitSpec::Kind::Param &&
+                 info.role != ArgRole::OptState)
+          error(label + ": init 'param' copies the parameter an optimizer "
+                        "state belongs to; a parameter cannot use it");
       }
     }
     if (info.role == ArgRole::OptState) {

@@ -395,7 +395,7 @@ func.func @train_step(
 // -----
 
 // Tests that init specs name a known distribution.
-// expected-error @+1 {{argument #0 ('fc.0.weight') has a bad zshard.init 'gaussian(0, 1)': expected normal(MEAN, STD), uniform(LOW, HIGH), zeros or ones}}
+// expected-error @+1 {{argument #0 ('fc.0.weight') has a bad zshard.init 'gaussian(0, 1)': expected normal(MEAN, STD), uniform(LOW, HIGH), zeros, ones or param}}
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "gaussian(0, 1)"},
     %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
@@ -532,6 +532,49 @@ func.func @train_step(
     %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
     %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
     %extra: tensor<2xi32> {zshard.role = "param", zshard.name = "p", zshard.init = "zeros"})
+    -> (tensor<f32> {zshard.role = "loss"},
+        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    attributes {zshard.step} {
+  %c0 = arith.constant 0.0 : f32 loc("")
+  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
+  %le = tensor.empty() : tensor<f32> loc("")
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    } loc("")
+  %c1 = arith.constant 1.0 : f32 loc("")
+  %oe = tensor.empty() : tensor<8x2xf32> loc("")
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
+  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
+  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
+  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
+  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
+    ^bb0(%a: f32, %b: f32, %out: f32):
+      %p = arith.mulf %lrv, %b : f32
+      %q = arith.subf %a, %p : f32
+      linalg.yield %q : f32
+    } -> tensor<4x2xf32> loc("fc.0")
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+}
+
+// -----
+
+// Tests that only optimizer state copies its parameter.
+// expected-error @+1 {{argument #0 ('fc.0.weight'): init 'param' copies the parameter an optimizer state belongs to; a parameter cannot use it}}
+func.func @train_step(
+    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "param"},
+    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
+    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
     -> (tensor<f32> {zshard.role = "loss"},
         tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
@@ -1051,8 +1094,8 @@ func.func @train_step(
 
 // -----
 
-// Tests that a name location may wrap a file location, and an op in the
-// root module has the empty path.
+// Tests that a name location may wrap a file location, an op in the root
+// module has the empty path, and a constant needs no module path.
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
     %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
@@ -1062,7 +1105,7 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
+  %c0 = arith.constant 0.0 : f32 loc("/tmp/hoisted.py":1:1)
   %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
   %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
   %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")

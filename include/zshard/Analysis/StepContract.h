@@ -41,9 +41,11 @@ enum class ResultRole { Loss, ParamOut, OptStateOut };
 StringRef stringifyArgRole(ArgRole role);
 StringRef stringifyResultRole(ResultRole role);
 
-/// An init spec: `normal(MEAN, STD)`, `uniform(LOW, HIGH)`, `zeros`, `ones`.
+/// An init spec: `normal(MEAN, STD)`, `uniform(LOW, HIGH)`, `zeros`, `ones`,
+/// or `param` (a copy of the parameter, for optimizer state such as an f32
+/// master copy of a bf16 parameter).
 struct InitSpec {
-  enum class Kind { Normal, Uniform, Zeros, Ones };
+  enum class Kind { Normal, Uniform, Zeros, Ones, Param };
   Kind kind = Kind::Zeros;
   double a = 0.0; ///< mean or low
   double b = 0.0; ///< std or high

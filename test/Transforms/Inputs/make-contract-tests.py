@@ -24,10 +24,11 @@ extra("names are dotted paths", '%extra: tensor<2xf32> {zshard.role = "batch", z
 case("names are unique", X, '%x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "lr"}', "name 'lr' is used by arguments #2 and #3")
 case("parameters have an init spec", W, W.replace(', zshard.init = "normal(0, 0.02)"',''), "argument #0 ('fc.0.weight') needs a zshard.init")
 case("init specs parse", W, W.replace('normal(0, 0.02)','normal(0)'), "argument #0 ('fc.0.weight') has a bad zshard.init 'normal(0)': normal takes two finite decimal numbers")
-case("init specs name a known distribution", W, W.replace('normal(0, 0.02)','gaussian(0, 1)'), "argument #0 ('fc.0.weight') has a bad zshard.init 'gaussian(0, 1)': expected normal(MEAN, STD), uniform(LOW, HIGH), zeros or ones")
+case("init specs name a known distribution", W, W.replace('normal(0, 0.02)','gaussian(0, 1)'), "argument #0 ('fc.0.weight') has a bad zshard.init 'gaussian(0, 1)': expected normal(MEAN, STD), uniform(LOW, HIGH), zeros, ones or param")
 case("a standard deviation is not negative", W, W.replace('normal(0, 0.02)','normal(0, -1)'), "has a bad zshard.init 'normal(0, -1)': the standard deviation must not be negative")
 case("uniform bounds are ordered", W, W.replace('normal(0, 0.02)','uniform(1, 1)'), "has a bad zshard.init 'uniform(1, 1)': uniform needs LOW < HIGH")
 extra("parameters are floating point", '%extra: tensor<2xi32> {zshard.role = "param", zshard.name = "p", zshard.init = "zeros"}', "argument #4 ('p') must have a floating-point element type", "argument #4 ('p') has no param_out result")
+case("only optimizer state copies its parameter", W, W.replace('normal(0, 0.02)','param'), "argument #0 ('fc.0.weight'): init 'param' copies the parameter an optimizer state belongs to; a parameter cannot use it")
 case("optimizer state names its parameter", M, M.replace(' zshard.param = "fc.0.weight",',''), "argument #1 ('fc.0.weight.exp_avg') needs a zshard.param naming its parameter")
 case("optimizer state belongs to an existing parameter", M, M.replace('zshard.param = "fc.0.weight"','zshard.param = "fc.1.weight"'), "argument #1 ('fc.0.weight.exp_avg') belongs to unknown parameter 'fc.1.weight'")
 extra("optimizer state has the shape of its parameter", '%extra: tensor<8xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg_sq", zshard.param = "fc.0.weight", zshard.init = "zeros"}', "argument #4 ('fc.0.weight.exp_avg_sq') has shape [8] but its parameter 'fc.0.weight' has shape [4, 2]", "argument #4 ('fc.0.weight.exp_avg_sq') has no opt_state_out result")
@@ -48,7 +49,7 @@ out=['// RUN: zshard-opt %s -split-input-file -verify-diagnostics --zshard-verif
 for desc,s,errs in sig:
     exp=''.join('// expected-error @+%d {{%s}}\n'%(len(errs)-i,e) for i,e in enumerate(errs))
     out.append('\n// -----\n\n// Tests that '+desc+'.\n'+s.replace('func.func @train_step(',exp+'func.func @train_step(',1))
-out.append('\n// -----\n\n// Tests that a name location may wrap a file location, and an op in the\n// root module has the empty path.\n'+base.replace('%c1 = arith.constant 1.0 : f32 loc("")','%c1 = arith.constant 1.0 : f32 loc("h.0.mlp"("model.py":12:5))'))
+out.append('\n// -----\n\n// Tests that a name location may wrap a file location, an op in the root\n// module has the empty path, and a constant needs no module path.\n'+base.replace('%c1 = arith.constant 1.0 : f32 loc("")','%c1 = arith.constant 1.0 : f32 loc("h.0.mlp"("model.py":12:5))').replace('%c0 = arith.constant 0.0 : f32 loc("")','%c0 = arith.constant 0.0 : f32 loc("/tmp/hoisted.py":1:1)'))
 out.append('''
 // -----
 
@@ -81,8 +82,8 @@ def opcase(desc, old, new, check):
     assert old in base, old
     ops.append((desc, base.replace(old,new,1), check))
 opcase("ops come from the contract's dialects", '%lrv = tensor.extract', '%u = memref.alloc() : memref<2xf32> loc("fc.0")\n  %lrv = tensor.extract', 'error: loc("fc.0"): op \'memref.alloc\' is outside the contract\'s dialects (func, linalg, tensor, arith, math)')
-opcase("every top-level op has a module path", '%c1 = arith.constant 1.0 : f32 loc("")', '%c1 = arith.constant 1.0 : f32 loc("/tmp/x.py":3:1)', '/tmp/x.py:3:1: error: op \'arith.constant\' has no module path: give it a name location such as loc("h.0.attn")')
-opcase("module paths are dotted paths", '%c1 = arith.constant 1.0 : f32 loc("")', '%c1 = arith.constant 1.0 : f32 loc("h.0..mlp")', 'error: loc("h.0..mlp"): module path \'h.0..mlp\' is not a dotted path')
+opcase("every top-level op other than a constant has a module path", '%oe = tensor.empty() : tensor<8x2xf32> loc("")', '%oe = tensor.empty() : tensor<8x2xf32> loc("/tmp/x.py":3:1)', '/tmp/x.py:3:1: error: op \'tensor.empty\' has no module path: give it a name location such as loc("h.0.attn")')
+opcase("module paths are dotted paths", '%oe = tensor.empty() : tensor<8x2xf32> loc("")', '%oe = tensor.empty() : tensor<8x2xf32> loc("h.0..mlp")', 'error: loc("h.0..mlp"): module path \'h.0..mlp\' is not a dotted path')
 opcase("explicit phases are spelled right", '%ones = linalg.fill ins(%c1 : f32)', '%ones = linalg.fill {zshard.phase = "sideways"} ins(%c1 : f32)', 'error: loc(""): zshard.phase must be "forward", "backward" or "optimizer", got "sideways"')
 opcase("explicit phases agree with the derived ones", '%ones = linalg.fill ins(%c1 : f32)', '%ones = linalg.fill {zshard.phase = "forward"} ins(%c1 : f32)', 'error: loc(""): op is marked \'forward\' but derives as \'backward\'')
 opcase("the loss does not depend on a hyper-parameter", '%y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z', '%lrf = tensor.extract %lr[] : tensor<f32> loc("fc.0")\n  %z2 = linalg.fill ins(%lrf : f32) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")\n  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z2', 'error: loc("fc.0"): the loss depends on hyper-parameter \'lr\' (argument #3) through this op; the loss must be that of the parameters going in')

@@ -1,0 +1,65 @@
+//===- Models.h - the models zshard-gen writes steps for --------*- C++ -*-===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Configurations and step builders of the `mlp` and `gpt` models of
+/// docs/models.md. `validate` rejects impossible configurations with a
+/// one-line message before anything is built; `build*Step` then writes one
+/// module holding the contract's `func.func @train_step`.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_GEN_MODELS_H
+#define ZSHARD_GEN_MODELS_H
+
+#include "zshard/Gen/StepBuilder.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+#include <vector>
+
+namespace zshard::gen {
+
+/// Options common to every model.
+struct GenOptions {
+  DType dtype = DType::F32;
+  /// Sets the module unit attribute `zshard.shapes_only` (the presets).
+  bool shapesOnly = false;
+};
+
+struct MlpConfig {
+  enum class Loss { Mse, Xent };
+  std::vector<int64_t> widths; ///< d_0 .. d_L, at least two
+  int64_t batch = 0;
+  Loss loss = Loss::Mse;
+};
+
+struct GptConfig {
+  int64_t layers = 0, dModel = 0, heads = 0, vocab = 0, seq = 0, batch = 0;
+  bool tied = false;
+};
+
+/// An empty string when `cfg` can be built, else a one-line reason.
+std::string validate(const MlpConfig &cfg);
+std::string validate(const GptConfig &cfg);
+
+/// Registers the dialects a generated step uses (func, linalg, tensor,
+/// arith, math) with `ctx`.
+void loadGenDialects(mlir::MLIRContext &ctx);
+
+/// The step module of a valid configuration.
+mlir::OwningOpRef<mlir::ModuleOp> buildMlpStep(mlir::MLIRContext &ctx,
+                                               const MlpConfig &cfg,
+                                               const GenOptions &opts);
+mlir::OwningOpRef<mlir::ModuleOp> buildGptStep(mlir::MLIRContext &ctx,
+                                               const GptConfig &cfg,
+                                               const GenOptions &opts);
+
+} // namespace zshard::gen
+
+#endif // ZSHARD_GEN_MODELS_H

@@ -1,0 +1,66 @@
+//===- Optimizer.h - AdamW update of one parameter --------------*- C++ -*-===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// AdamW as docs/models.md writes it (torch.optim.AdamW semantics), one fused
+/// elementwise `linalg.generic` per parameter. Arithmetic is f32 in the order
+/// of models.md. For bf16 parameters the update runs on the f32 master copy
+/// and the new bf16 parameter is its rounding.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_GEN_OPTIMIZER_H
+#define ZSHARD_GEN_OPTIMIZER_H
+
+#include "zshard/Gen/StepBuilder.h"
+#include "zshard/Gen/StepSignature.h"
+
+namespace zshard::gen {
+
+/// The compile-time constants of AdamW (models.md defaults).
+struct AdamWConfig {
+  float beta1 = 0.9f;
+  float beta2 = 0.95f;
+  float eps = 1e-8f;
+  float weightDecay = 0.1f;
+};
+
+/// The bias corrections `1 - beta1^t` and `1 - beta2^t` as `tensor<f32>`,
+/// from the f32 `step` hyper argument (`math.powf`).
+struct BiasCorrections {
+  mlir::Value bc1, bc2;
+};
+BiasCorrections adamwBiasCorrections(StepBuilder &sb, mlir::Value step,
+                                     const AdamWConfig &cfg);
+
+struct AdamWInputs {
+  mlir::Value param;  ///< `act()`
+  mlir::Value grad;   ///< `act()`
+  mlir::Value expAvg; ///< f32
+  mlir::Value expAvgSq;
+  mlir::Value master; ///< f32 master copy, or null (f32 parameters)
+  mlir::Value lr;     ///< `tensor<f32>`
+  BiasCorrections bc;
+  bool decay; ///< weight decay (rank >= 2 parameters)
+};
+
+struct AdamWOutputs {
+  mlir::Value param, expAvg, expAvgSq, master;
+};
+
+AdamWOutputs adamwUpdate(StepBuilder &sb, const AdamWInputs &in,
+                         const AdamWConfig &cfg);
+
+/// Applies AdamW to every parameter of `sig` (gradient `grads[i]` for
+/// parameter `i`), each at the module path owning the parameter, and writes
+/// the step's `func.return`.
+void applyAdamWAndReturn(StepBuilder &sb, StepSignature &sig, mlir::Value loss,
+                         llvm::ArrayRef<mlir::Value> grads,
+                         const AdamWConfig &cfg = AdamWConfig());
+
+} // namespace zshard::gen
+
+#endif // ZSHARD_GEN_OPTIMIZER_H

@@ -1,0 +1,297 @@
+//===- Gpt.cpp - the gpt training step ------------------------------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Pre-LayerNorm GPT-2 (docs/models.md). Module paths of the ops:
+//
+//   wte, wpe                      embedding gather / position add (and grads)
+//   h.<i>.ln_1, h.<i>.ln_2        LayerNorms
+//   h.<i>.attn.c_attn             qkv projection
+//   h.<i>.attn                    split heads, scores, softmax, p @ v, merge
+//   h.<i>.attn.c_proj             output projection
+//   h.<i>                         residual sums
+//   h.<i>.mlp.c_fc, h.<i>.mlp     up projection, GELU
+//   h.<i>.mlp.c_proj              down projection
+//   ln_f, lm_head                 final LayerNorm, logits
+//   ""                            cross-entropy
+//
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Gen/Layers.h"
+#include "zshard/Gen/Models.h"
+#include "zshard/Gen/Optimizer.h"
+#include "zshard/Gen/StepSignature.h"
+
+using namespace mlir;
+using namespace zshard::gen;
+
+namespace {
+/// Parameter indices of one block.
+struct BlockParams {
+  unsigned ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW, fcB, mprojW,
+      mprojB;
+};
+
+/// What a block's backward needs from its forward.
+struct BlockCache {
+  LayerNormCache ln1, ln2;
+  Value a, o, m, f, g; // ln_1 out, attn out, ln_2 out, c_fc out, gelu out
+  AttentionCache attn;
+};
+} // namespace
+
+OwningOpRef<ModuleOp> zshard::gen::buildGptStep(MLIRContext &ctx,
+                                                const GptConfig &cfg,
+                                                const GenOptions &opts) {
+  loadGenDialects(ctx);
+  Location root = NameLoc::get(StringAttr::get(&ctx, ""));
+  OwningOpRef<ModuleOp> module = ModuleOp::create(root);
+  if (opts.shapesOnly)
+    (*module)->setAttr("zshard.shapes_only", UnitAttr::get(&ctx));
+  ImplicitLocOpBuilder b(root, &ctx);
+  StepBuilder sb(b, opts.dtype);
+  StepSignature sig(sb);
+
+  const int64_t D = cfg.dModel, V = cfg.vocab, T = cfg.seq, B = cfg.batch,
+                H = cfg.heads;
+  const char *normal = "normal(0, 0.02)";
+
+  // Parameters, in the order of docs/models.md.
+  unsigned wte = sig.addParam("wte", {V, D}, normal);
+  unsigned wpe = sig.addParam("wpe", {T, D}, normal);
+  std::vector<BlockParams> blocks;
+  for (int64_t i = 0; i < cfg.layers; ++i) {
+    std::string h = "h." + std::to_string(i) + ".";
+    BlockParams p;
+    p.ln1w = sig.addParam(h + "ln_1.weight", {D}, "ones");
+    p.ln1b = sig.addParam(h + "ln_1.bias", {D}, "zeros");
+    p.attnW = sig.addParam(h + "attn.c_attn.weight", {D, 3 * D}, normal);
+    p.attnB = sig.addParam(h + "attn.c_attn.bias", {3 * D}, "zeros");
+    p.projW = sig.addParam(h + "attn.c_proj.weight", {D, D}, normal);
+    p.projB = sig.addParam(h + "attn.c_proj.bias", {D}, "zeros");
+    p.ln2w = sig.addParam(h + "ln_2.weight", {D}, "ones");
+    p.ln2b = sig.addParam(h + "ln_2.bias", {D}, "zeros");
+    p.fcW = sig.addParam(h + "mlp.c_fc.weight", {D, 4 * D}, normal);
+    p.fcB = sig.addParam(h + "mlp.c_fc.bias", {4 * D}, "zeros");
+    p.mprojW = sig.addParam(h + "mlp.c_proj.weight", {4 * D, D}, normal);
+    p.mprojB = sig.addParam(h + "mlp.c_proj.bias", {D}, "zeros");
+    blocks.push_back(p);
+  }
+  unsigned lnfW = sig.addParam("ln_f.weight", {D}, "ones");
+  unsigned lnfB = sig.addParam("ln_f.bias", {D}, "zeros");
+  unsigned lmHead =
+      cfg.tied ? wte : sig.addParam("lm_head.weight", {D, V}, normal);
+  sig.addBatch("tokens", {B, T}, sb.i32());
+  sig.addBatch("targets", {B, T}, sb.i32());
+  sig.create(*module);
+
+  auto P = [&](unsigned i) { return sig.param(i); };
+  auto blockPath = [](int64_t i, StringRef sub) {
+    std::string p = "h." + std::to_string(i);
+    if (!sub.empty())
+      p += "." + sub.str();
+    return p;
+  };
+  using Scope = StepBuilder::PathScope;
+  AttentionShape attnShape{B, T, H, D / H};
+  Value tokens = sig.batch("tokens"), targets = sig.batch("targets");
+
+  //===------------------------------------------------------------------===//
+  // Forward
+  //===------------------------------------------------------------------===//
+
+  Value x;
+  {
+    Scope s(sb, "wte");
+    x = embeddingForward(sb, P(wte), tokens); // [B, T, D]
+  }
+  {
+    Scope s(sb, "wpe");
+    x = sb.collapse(addPositions(sb, x, P(wpe)), {{0, 1}, {2}}); // [N, D]
+  }
+
+  std::vector<BlockCache> caches(cfg.layers);
+  for (int64_t i = 0; i < cfg.layers; ++i) {
+    const BlockParams &p = blocks[i];
+    BlockCache &c = caches[i];
+    {
+      Scope s(sb, blockPath(i, "ln_1"));
+      c.a = layerNormForward(sb, x, P(p.ln1w), P(p.ln1b), c.ln1);
+    }
+    Value qkv;
+    {
+      Scope s(sb, blockPath(i, "attn.c_attn"));
+      qkv = linearForward(sb, c.a, P(p.attnW), P(p.attnB));
+    }
+    {
+      Scope s(sb, blockPath(i, "attn"));
+      c.o = attentionForward(sb, qkv, attnShape, c.attn);
+    }
+    Value y;
+    {
+      Scope s(sb, blockPath(i, "attn.c_proj"));
+      y = linearForward(sb, c.o, P(p.projW), P(p.projB));
+    }
+    {
+      Scope s(sb, blockPath(i, ""));
+      x = addTensors(sb, x, y);
+    }
+    {
+      Scope s(sb, blockPath(i, "ln_2"));
+      c.m = layerNormForward(sb, x, P(p.ln2w), P(p.ln2b), c.ln2);
+    }
+    {
+      Scope s(sb, blockPath(i, "mlp.c_fc"));
+      c.f = linearForward(sb, c.m, P(p.fcW), P(p.fcB));
+    }
+    {
+      Scope s(sb, blockPath(i, "mlp"));
+      c.g = geluForward(sb, c.f);
+    }
+    Value z;
+    {
+      Scope s(sb, blockPath(i, "mlp.c_proj"));
+      z = linearForward(sb, c.g, P(p.mprojW), P(p.mprojB));
+    }
+    {
+      Scope s(sb, blockPath(i, ""));
+      x = addTensors(sb, x, z);
+    }
+  }
+
+  LayerNormCache lnf;
+  Value xf, logits;
+  {
+    Scope s(sb, "ln_f");
+    xf = layerNormForward(sb, x, P(lnfW), P(lnfB), lnf);
+  }
+  {
+    Scope s(sb, "lm_head");
+    logits = sb.toAct(sb.matmul(xf, P(lmHead), /*transposeA=*/false,
+                                /*transposeB=*/cfg.tied));
+  }
+  Value loss, dlogits;
+  {
+    Scope s(sb, "");
+    Value flatTargets = sb.collapse(targets, {{0, 1}});
+    CrossEntropyCache ce;
+    loss = crossEntropyForward(sb, logits, flatTargets, ce);
+    dlogits = crossEntropyBackward(sb, ce);
+  }
+
+  //===------------------------------------------------------------------===//
+  // Backward
+  //===------------------------------------------------------------------===//
+
+  SmallVector<Value> grads(sig.params().size());
+  Value dx, headGradF32; // headGradF32: tied only, f32 [V, D]
+  {
+    Scope s(sb, "lm_head");
+    if (cfg.tied) {
+      // logits = xf @ wte^T: dxf = dlogits @ wte, dwte += dlogits^T @ xf.
+      dx = sb.toAct(sb.matmul(dlogits, P(wte)));
+      headGradF32 = sb.matmul(dlogits, xf, /*transposeA=*/true);
+    } else {
+      LinearGrads g = linearBackward(sb, dlogits, xf, P(lmHead),
+                                     /*hasBias=*/false, /*needDx=*/true);
+      dx = g.dx;
+      grads[lmHead] = g.dw;
+    }
+  }
+  {
+    Scope s(sb, "ln_f");
+    LayerNormGrads g = layerNormBackward(sb, dx, P(lnfW), lnf);
+    dx = g.dx;
+    grads[lnfW] = g.dw;
+    grads[lnfB] = g.db;
+  }
+
+  for (int64_t i = cfg.layers - 1; i >= 0; --i) {
+    const BlockParams &p = blocks[i];
+    const BlockCache &c = caches[i];
+    // x_out = x_mid + mlp(ln_2(x_mid))
+    Value dg;
+    {
+      Scope s(sb, blockPath(i, "mlp.c_proj"));
+      LinearGrads g = linearBackward(sb, dx, c.g, P(p.mprojW), true, true);
+      dg = g.dx;
+      grads[p.mprojW] = g.dw;
+      grads[p.mprojB] = g.db;
+    }
+    Value df;
+    {
+      Scope s(sb, blockPath(i, "mlp"));
+      df = geluBackward(sb, dg, c.f);
+    }
+    Value dm;
+    {
+      Scope s(sb, blockPath(i, "mlp.c_fc"));
+      LinearGrads g = linearBackward(sb, df, c.m, P(p.fcW), true, true);
+      dm = g.dx;
+      grads[p.fcW] = g.dw;
+      grads[p.fcB] = g.db;
+    }
+    Value dmid;
+    {
+      Scope s(sb, blockPath(i, "ln_2"));
+      LayerNormGrads g = layerNormBackward(sb, dm, P(p.ln2w), c.ln2);
+      dmid = g.dx;
+      grads[p.ln2w] = g.dw;
+      grads[p.ln2b] = g.db;
+    }
+    {
+      Scope s(sb, blockPath(i, ""));
+      dx = addTensors(sb, dx, dmid);
+    }
+    // x_mid = x_in + c_proj(attn(c_attn(ln_1(x_in))))
+    Value dO;
+    {
+      Scope s(sb, blockPath(i, "attn.c_proj"));
+      LinearGrads g = linearBackward(sb, dx, c.o, P(p.projW), true, true);
+      dO = g.dx;
+      grads[p.projW] = g.dw;
+      grads[p.projB] = g.db;
+    }
+    Value dqkv;
+    {
+      Scope s(sb, blockPath(i, "attn"));
+      dqkv = attentionBackward(sb, dO, c.attn);
+    }
+    Value da;
+    {
+      Scope s(sb, blockPath(i, "attn.c_attn"));
+      LinearGrads g = linearBackward(sb, dqkv, c.a, P(p.attnW), true, true);
+      da = g.dx;
+      grads[p.attnW] = g.dw;
+      grads[p.attnB] = g.db;
+    }
+    Value din;
+    {
+      Scope s(sb, blockPath(i, "ln_1"));
+      LayerNormGrads g = layerNormBackward(sb, da, P(p.ln1w), c.ln1);
+      din = g.dx;
+      grads[p.ln1w] = g.dw;
+      grads[p.ln1b] = g.db;
+    }
+    {
+      Scope s(sb, blockPath(i, ""));
+      dx = addTensors(sb, dx, din);
+    }
+  }
+
+  Value dx3;
+  {
+    Scope s(sb, "wpe");
+    dx3 = sb.expand(dx, {B, T, D}, {{0, 1}, {2}});
+    grads[wpe] = sb.toAct(sb.sumLeading(dx3, 2));
+  }
+  {
+    Scope s(sb, "wte");
+    grads[wte] = sb.toAct(embeddingBackward(sb, dx3, tokens, V, headGradF32));
+  }
+
+  applyAdamWAndReturn(sb, sig, loss, grads);
+  return module;
+}

@@ -1,0 +1,36 @@
+// Tests that `zshard-gen gpt --tied` has no lm_head.weight argument, computes
+// the logits as x @ wte^T from the one wte argument, and accumulates wte's
+// gradient from both uses: the LM-head product is the initial value of the
+// embedding's one-hot reduction.
+
+// RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 --tied | zshard-opt | FileCheck %s --implicit-check-not=lm_head.weight
+// RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 --tied | zshard-opt --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s --check-prefix=LOC --implicit-check-not=unknown
+// RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 --tied | zshard-opt --zshard-verify-contract | FileCheck %s --check-prefix=VERIFY
+
+// CHECK-LABEL: func.func @train_step(
+// CHECK-SAME: %arg0: tensor<16x8xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "wte", zshard.role = "param"}
+// CHECK-SAME: %arg15: tensor<8xf32> {zshard.init = "zeros", zshard.name = "ln_f.bias", zshard.role = "param"}
+// CHECK-SAME: %arg16: tensor<16x8xf32> {zshard.init = "zeros", zshard.name = "wte.exp_avg", zshard.param = "wte", zshard.role = "opt_state"}
+// CHECK-SAME: %arg31: tensor<8xf32> {zshard.init = "zeros", zshard.name = "ln_f.bias.exp_avg", zshard.param = "ln_f.bias", zshard.role = "opt_state"}
+// CHECK-SAME: %arg32: tensor<16x8xf32> {zshard.init = "zeros", zshard.name = "wte.exp_avg_sq", zshard.param = "wte", zshard.role = "opt_state"}
+// CHECK-SAME: %arg48: tensor<2x4xi32> {zshard.name = "tokens", zshard.role = "batch"}
+// CHECK-SAME: %arg49: tensor<2x4xi32> {zshard.name = "targets", zshard.role = "batch"}
+// CHECK-SAME: %arg51: tensor<f32> {zshard.name = "step", zshard.role = "hyper"})
+
+// CHECK: tensor.extract %arg0[
+// logits = x @ wte^T (transposed B map on the [V, D] table).
+// CHECK: linalg.matmul indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(%{{.*}}, %arg0 : tensor<8x8xf32>, tensor<16x8xf32>) outs(%{{.*}} : tensor<8x16xf32>)
+// dx = dlogits @ wte and the head's share of dwte = dlogits^T @ x.
+// CHECK: linalg.matmul ins(%{{.*}}, %arg0 : tensor<8x16xf32>, tensor<16x8xf32>) outs(%{{.*}} : tensor<8x8xf32>)
+// CHECK: %[[HEAD:.*]] = linalg.matmul indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<8x8xf32>) outs(%{{.*}} : tensor<16x8xf32>)
+// The embedding's share is added onto it.
+// CHECK: %[[DWTE:.*]] = linalg.generic {{.*}} ins(%arg48, %{{.*}} : tensor<2x4xi32>, tensor<2x4x8xf32>) outs(%[[HEAD]] : tensor<16x8xf32>)
+// CHECK: linalg.generic {{.*}} ins(%arg0, %[[DWTE]], %arg16, %arg32,
+
+// LOC: linalg.matmul {{.*}} ins(%{{.*}}, %arg0 : tensor<8x8xf32>, tensor<16x8xf32>) {{.*}} loc("lm_head")
+// LOC: linalg.matmul ins(%{{.*}}, %arg0 : tensor<8x16xf32>, tensor<16x8xf32>) {{.*}} loc("lm_head")
+// LOC: linalg.matmul {{.*}} -> tensor<16x8xf32> loc("lm_head")
+// LOC: } -> tensor<16x8xf32> loc("wte")
+// LOC: } -> (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) loc("wte")
+
+// VERIFY: func.func @train_step

@@ -1,0 +1,119 @@
+// Tests that `zshard-gen gpt` (untied) writes the contract step of a 2-block
+// GPT: parameters in the order of docs/models.md with their shapes and inits,
+// then every exp_avg, every exp_avg_sq, the i32 batch and the hyper-parameters;
+// the causal mask inside the softmax; the module path of every op, forward
+// and backward; and the AdamW update of each parameter at its owner's path.
+
+// RUN: zshard-gen gpt --layers 2 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 | zshard-opt | FileCheck %s
+// RUN: zshard-gen gpt --layers 2 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 | zshard-opt --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s --check-prefix=LOC --implicit-check-not=unknown
+// RUN: zshard-gen gpt --layers 2 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 | zshard-opt --zshard-verify-contract --canonicalize --cse | FileCheck %s --check-prefix=CANON
+
+// CHECK-LABEL: func.func @train_step(
+// CHECK-SAME: %arg0: tensor<16x8xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "wte", zshard.role = "param"}
+// CHECK-SAME: %arg1: tensor<4x8xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "wpe", zshard.role = "param"}
+// CHECK-SAME: %arg2: tensor<8xf32> {zshard.init = "ones", zshard.name = "h.0.ln_1.weight", zshard.role = "param"}
+// CHECK-SAME: %arg3: tensor<8xf32> {zshard.init = "zeros", zshard.name = "h.0.ln_1.bias", zshard.role = "param"}
+// CHECK-SAME: %arg4: tensor<8x24xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "h.0.attn.c_attn.weight", zshard.role = "param"}
+// CHECK-SAME: %arg5: tensor<24xf32> {zshard.init = "zeros", zshard.name = "h.0.attn.c_attn.bias", zshard.role = "param"}
+// CHECK-SAME: %arg6: tensor<8x8xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "h.0.attn.c_proj.weight", zshard.role = "param"}
+// CHECK-SAME: %arg7: tensor<8xf32> {zshard.init = "zeros", zshard.name = "h.0.attn.c_proj.bias", zshard.role = "param"}
+// CHECK-SAME: %arg8: tensor<8xf32> {zshard.init = "ones", zshard.name = "h.0.ln_2.weight", zshard.role = "param"}
+// CHECK-SAME: %arg9: tensor<8xf32> {zshard.init = "zeros", zshard.name = "h.0.ln_2.bias", zshard.role = "param"}
+// CHECK-SAME: %arg10: tensor<8x32xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "h.0.mlp.c_fc.weight", zshard.role = "param"}
+// CHECK-SAME: %arg11: tensor<32xf32> {zshard.init = "zeros", zshard.name = "h.0.mlp.c_fc.bias", zshard.role = "param"}
+// CHECK-SAME: %arg12: tensor<32x8xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "h.0.mlp.c_proj.weight", zshard.role = "param"}
+// CHECK-SAME: %arg13: tensor<8xf32> {zshard.init = "zeros", zshard.name = "h.0.mlp.c_proj.bias", zshard.role = "param"}
+// CHECK-SAME: %arg14: tensor<8xf32> {zshard.init = "ones", zshard.name = "h.1.ln_1.weight", zshard.role = "param"}
+// CHECK-SAME: zshard.name = "h.1.mlp.c_proj.bias", zshard.role = "param"}
+// CHECK-SAME: %arg26: tensor<8xf32> {zshard.init = "ones", zshard.name = "ln_f.weight", zshard.role = "param"}
+// CHECK-SAME: %arg27: tensor<8xf32> {zshard.init = "zeros", zshard.name = "ln_f.bias", zshard.role = "param"}
+// CHECK-SAME: %arg28: tensor<8x16xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "lm_head.weight", zshard.role = "param"}
+// CHECK-SAME: %arg29: tensor<16x8xf32> {zshard.init = "zeros", zshard.name = "wte.exp_avg", zshard.param = "wte", zshard.role = "opt_state"}
+// CHECK-SAME: %arg57: tensor<8x16xf32> {zshard.init = "zeros", zshard.name = "lm_head.weight.exp_avg", zshard.param = "lm_head.weight", zshard.role = "opt_state"}
+// CHECK-SAME: %arg58: tensor<16x8xf32> {zshard.init = "zeros", zshard.name = "wte.exp_avg_sq", zshard.param = "wte", zshard.role = "opt_state"}
+// CHECK-SAME: %arg86: tensor<8x16xf32> {zshard.init = "zeros", zshard.name = "lm_head.weight.exp_avg_sq", zshard.param = "lm_head.weight", zshard.role = "opt_state"}
+// CHECK-SAME: %arg87: tensor<2x4xi32> {zshard.name = "tokens", zshard.role = "batch"}
+// CHECK-SAME: %arg88: tensor<2x4xi32> {zshard.name = "targets", zshard.role = "batch"}
+// CHECK-SAME: %arg89: tensor<f32> {zshard.name = "lr", zshard.role = "hyper"}
+// CHECK-SAME: %arg90: tensor<f32> {zshard.name = "step", zshard.role = "hyper"})
+// CHECK-SAME: -> (tensor<f32> {zshard.role = "loss"},
+// CHECK-SAME: tensor<16x8xf32> {zshard.name = "wte", zshard.role = "param_out"}
+// CHECK-SAME: tensor<8x16xf32> {zshard.name = "lm_head.weight", zshard.role = "param_out"}
+// CHECK-SAME: tensor<16x8xf32> {zshard.name = "wte.exp_avg", zshard.role = "opt_state_out"}
+// CHECK-SAME: tensor<8x16xf32> {zshard.name = "lm_head.weight.exp_avg_sq", zshard.role = "opt_state_out"})
+// CHECK-SAME: attributes {zshard.step}
+
+// The embedding gather: a tensor.extract of wte at the token and column.
+// CHECK: linalg.generic {{.*}} ins(%arg87 : tensor<2x4xi32>) outs(%{{.*}} : tensor<2x4x8xf32>)
+// CHECK: arith.index_cast
+// CHECK: tensor.extract %arg0[
+// Heads: q, k, v sliced out of the fused qkv by constant indices in the maps.
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3, 4]] output_shape [2, 4, 3, 2, 4] : tensor<8x24xf32> into tensor<2x4x3x2x4xf32>
+// CHECK: %{{.*}}:3 = linalg.generic
+// CHECK: linalg.batch_matmul indexing_maps
+// The causal mask: the score at (t, u) is kept for u <= t, else -inf.
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<4x4x4xf32>) outs(%{{.*}} : tensor<4x4xf32>)
+// CHECK-DAG: %[[T:.*]] = linalg.index 1 : index
+// CHECK-DAG: %[[U:.*]] = linalg.index 2 : index
+// CHECK-DAG: %[[VIS:.*]] = arith.cmpi ule, %[[U]], %[[T]] : index
+// CHECK-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[SCALED:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.select %[[VIS]], %[[SCALED]], %[[NEGINF]] : f32
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// The logits use lm_head.weight directly.
+// CHECK: linalg.matmul ins(%{{.*}}, %arg28 : tensor<8x8xf32>, tensor<8x16xf32>)
+// Backward of the logits: dx = dlogits @ lm_head^T, dlm_head = x^T @ dlogits.
+// CHECK: linalg.matmul indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(%{{.*}}, %arg28 : tensor<8x16xf32>, tensor<8x16xf32>)
+// The embedding gradient sums over all tokens where the token equals the row,
+// so repeated tokens add up.
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%arg87, %{{.*}} : tensor<2x4xi32>, tensor<2x4x8xf32>) outs(%{{.*}} : tensor<16x8xf32>)
+// CHECK: arith.cmpi eq
+// CHECK: arith.select
+// AdamW for wte, first of the parameters.
+// CHECK: linalg.generic {{.*}} ins(%arg90 : tensor<f32>)
+// CHECK: math.powf
+// CHECK: linalg.generic {{.*}} ins(%arg0, %{{.*}}, %arg29, %arg58, %arg89,
+
+// LOC: tensor.extract %arg0{{.*}} loc("wte")
+// LOC: } -> tensor<2x4x8xf32> loc("wte")
+// LOC: } -> tensor<2x4x8xf32> loc("wpe")
+// LOC: } -> tensor<8x8xf32> loc("h.0.ln_1")
+// LOC: linalg.matmul ins(%{{.*}}, %arg4 {{.*}} loc("h.0.attn.c_attn")
+// LOC: tensor.expand_shape {{.*}} loc("h.0.attn")
+// LOC: arith.cmpi ule{{.*}} loc("h.0.attn")
+// LOC: linalg.matmul ins(%{{.*}}, %arg6 {{.*}} loc("h.0.attn.c_proj")
+// LOC: } -> tensor<8x8xf32> loc("h.0")
+// LOC: } -> tensor<8x8xf32> loc("h.0.ln_2")
+// LOC: linalg.matmul ins(%{{.*}}, %arg10 {{.*}} loc("h.0.mlp.c_fc")
+// LOC: math.tanh {{.*}} loc("h.0.mlp")
+// LOC: linalg.matmul ins(%{{.*}}, %arg12 {{.*}} loc("h.0.mlp.c_proj")
+// LOC: } -> tensor<8x8xf32> loc("h.0")
+// LOC: arith.cmpi ule{{.*}} loc("h.1.attn")
+// LOC: } -> tensor<8x8xf32> loc("ln_f")
+// LOC: linalg.matmul ins(%{{.*}}, %arg28 {{.*}} loc("lm_head")
+// LOC: } -> tensor<f32> loc("")
+// Backward, in reverse module order, with the same paths.
+// LOC: linalg.matmul {{.*}} ins(%{{.*}}, %arg28 {{.*}} loc("lm_head")
+// LOC: } -> (tensor<8xf32>, tensor<8xf32>) loc("ln_f")
+// LOC: linalg.matmul {{.*}} ins(%{{.*}}, %arg24 {{.*}} loc("h.1.mlp.c_proj")
+// LOC: math.tanh {{.*}} loc("h.1.mlp")
+// LOC: linalg.batch_matmul {{.*}} loc("h.1.attn")
+// LOC: linalg.matmul {{.*}} ins(%{{.*}}, %arg16 {{.*}} loc("h.1.attn.c_attn")
+// LOC: linalg.matmul {{.*}} ins(%{{.*}}, %arg4 {{.*}} loc("h.0.attn.c_attn")
+// LOC: } -> (tensor<8xf32>, tensor<8xf32>) loc("h.0.ln_1")
+// LOC: } -> tensor<4x8xf32> loc("wpe")
+// LOC: } -> tensor<16x8xf32> loc("wte")
+// AdamW ops carry the path of the parameter's module.
+// LOC: math.powf {{.*}} loc("wte")
+// LOC: ins(%arg0, {{.*}}
+// LOC: } -> (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) loc("wte")
+// LOC: ins(%arg4, {{.*}}
+// LOC: } -> (tensor<8x24xf32>, tensor<8x24xf32>, tensor<8x24xf32>) loc("h.0.attn.c_attn")
+// LOC: ins(%arg28, {{.*}}
+// LOC: } -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) loc("lm_head")
+// LOC: return {{.*}} loc("")
+
+// CANON: func.func @train_step(
+// CANON: return
