@@ -7,6 +7,7 @@
 #include "zshard/Pipelines/Pipelines.h"
 
 #include "zshard/Conversion/Passes.h"
+#include "zshard/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -33,6 +34,8 @@ void zshard::buildLowerToLLVMPipeline(OpPassManager &pm,
                                       const LowerToLLVMOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.tagAllocations)
+    pm.addPass(zshard::createAnnotatePhases());
   if (options.fuseElementwise)
     pm.addPass(createLinalgElementwiseOpFusionPass());
 
@@ -46,6 +49,8 @@ void zshard::buildLowerToLLVMPipeline(OpPassManager &pm,
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  if (options.tagAllocations)
+    pm.addPass(zshard::createTagAllocations());
   if (options.runtimeMatmul)
     pm.addPass(zshard::createMatmulToRuntime());
   pm.addPass(zshard::createLowerStridedCopies());

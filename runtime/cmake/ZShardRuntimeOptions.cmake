@@ -17,6 +17,14 @@ option(ZSHARD_RUNTIME_BUILD_TESTS "Build the runtime tests (needs GoogleTest)"
 
 find_package(Threads REQUIRED)
 
+# nlohmann/json (header-only; Debian: nlohmann-json3-dev) for the manifests and
+# safetensors headers the host library reads.
+find_package(nlohmann_json 3.2 QUIET)
+if(NOT nlohmann_json_FOUND)
+  message(FATAL_ERROR "zshard runtime needs nlohmann/json 3.2 or later "
+                      "(Debian: apt-get install nlohmann-json3-dev)")
+endif()
+
 #===----------------------------------------------------------------------===//
 # BLAS: OpenBLAS through its CBLAS interface (required).
 #===----------------------------------------------------------------------===//

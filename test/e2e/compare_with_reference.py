@@ -4,8 +4,11 @@
 Generates a step with zshard-gen, compiles it with zshard-compile, runs it with
 zshard-run for a few steps from the same parameters and batches as the
 reference (python/zshard_ref), and compares per-step losses, final parameters
-and optimizer state. Exits non-zero, naming the worst tensor, when any relative
-error (max |a - b| / max |b|) exceeds the tolerance.
+and optimizer state. Relative error is max |a - b| / max |b| per tensor. The
+losses must agree within rtol; a tensor must agree within rtol, or be at
+least as close to a float64 run of the reference as the float32 reference is
+(Adam amplifies rounding where gradients are tiny). Exits non-zero naming the
+worst offender.
 
 usage: compare_with_reference.py --bin BUILD/bin --work DIR --model gpt|mlp
            [generator options...] [--steps 3] [--rtol 1e-5]
@@ -121,13 +124,37 @@ def main():
         report["losses"].append({"step": s + 1, "compiled": a, "reference": b, "rel_err": e})
         if e > worst[1]:
             worst = (f"loss of step {s + 1}", e)
+    # Adam amplifies rounding where a gradient is tiny (a gradient that is
+    # exactly zero, like the key slice of c_attn.bias, becomes a full +-lr
+    # step on noise), so two correct float32 implementations can differ more
+    # than rtol there. A tensor passes if it is within rtol of the float32
+    # reference, or at least as close to the float64 reference as the float32
+    # reference itself is (with a factor 2 of slack).
+    exact_params = {k: v.astype(np.float64) for k, v in params.items()}
+    exact_state = None
+    for s in range(args.steps):
+        batch = {k: v[s] for k, v in batches.items()}
+        _, exact_params, exact_state = train_step(
+            cfg, exact_params, exact_state, batch, lr=args.lr, step=s + 1,
+            adamw=AdamWConfig(), dtype=np.float64)
     expected = dict(ref_params)
     expected.update(ref_state)
+    exact = dict(exact_params)
+    exact.update(exact_state)
+    report["by_f64"] = []
     for name, ref in expected.items():
         if name not in got:
             sys.exit(f"zshard-run's checkpoint lacks '{name}'")
         e = rel_err(got[name], ref)
         report["tensors"] += 1
+        if e > args.rtol:
+            e_compiled = rel_err(got[name], exact[name])
+            e_reference = rel_err(ref, exact[name])
+            report["by_f64"].append({"tensor": name, "vs_f32_reference": e,
+                                     "compiled_vs_f64": e_compiled,
+                                     "f32_reference_vs_f64": e_reference})
+            if e_compiled <= 2 * e_reference:
+                continue
         if e > worst[1]:
             worst = (name, e)
     report["worst"] = {"what": worst[0], "rel_err": worst[1]}
@@ -136,7 +163,8 @@ def main():
         sys.exit(f"FAIL: {worst[0]} differs from the reference by {worst[1]:.3g} "
                  f"relative (tolerance {args.rtol:g})")
     print(f"OK: {args.steps} steps, {report['tensors']} tensors and the losses agree "
-          f"within {worst[1]:.3g} relative (tolerance {args.rtol:g})")
+          f"within {worst[1]:.3g} relative (tolerance {args.rtol:g}); "
+          f"{len(report['by_f64'])} tensors judged against float64 instead")
 
 
 if __name__ == "__main__":

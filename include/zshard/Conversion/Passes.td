@@ -53,4 +53,31 @@ def LowerStridedCopies : Pass<"zshard-lower-strided-copies", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TagAllocations : Pass<"zshard-tag-allocations", "::mlir::ModuleOp"> {
+  let summary = "Tell the runtime what each allocation of the step holds";
+  let description = [{
+    Runs after bufferization on ops that carry `zshard.phase` (from
+    `--zshard-annotate-phases`, which survives bufferization). Before each
+    `memref.alloc` it inserts a call
+    `zshard_rt_step_set_alloc_category(i32)` so the runtime charges the
+    allocation to the memory category a user of FSDP expects:
+
+    * written in backward and read by an optimizer op: `gradients` (1);
+    * other forward and backward buffers: `activations` (3), which includes
+      activation gradients;
+    * optimizer temporaries: `other` (5).
+
+    The numbers are the runtime's `zshard_rt_mem_category`. Allocations whose
+    users carry no phase are charged to `activations`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numGradients", "gradients", "Allocations charged to gradients">,
+    Statistic<"numActivations", "activations",
+              "Allocations charged to activations">,
+    Statistic<"numOther", "other", "Allocations charged to other">
+  ];
+}
+
 #endif // ZSHARD_CONVERSION_PASSES_TD

@@ -31,6 +31,12 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
       llvm::cl::desc("Turn f32 matrix products into runtime sgemm calls "
                      "(BLAS) instead of loops"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> tagAllocations{
+      *this, "tag-allocations",
+      llvm::cl::desc("Annotate phases and charge each allocation to a memory "
+                     "category (needs a training step; see "
+                     "zshard-tag-allocations)"),
+      llvm::cl::init(true)};
 };
 
 /// Lowers a training step on tensors to the LLVM dialect: bufferization with

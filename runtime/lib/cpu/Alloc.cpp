@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "cpu/Alloc.h"
 #include "core/Error.h"
 #include "core/MemoryAccounting.h"
 
@@ -54,6 +55,13 @@ BlockHeader *headerOf(void *ptr) {
 }
 
 } // namespace
+
+zshard_rt_mem_ctx *zshard::rt::cpuBlockContext(const void *ptr) {
+  if (!ptr)
+    return nullptr;
+  const BlockHeader *header = headerOf(const_cast<void *>(ptr));
+  return header->magic == blockMagic ? header->ctx : nullptr;
+}
 
 extern "C" zshard_rt_status
 zshard_rt_cpu_alloc(zshard_rt_mem_ctx *ctx, zshard_rt_mem_category category,

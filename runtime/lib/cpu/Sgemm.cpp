@@ -85,3 +85,12 @@ zshard_rt_cpu_sgemm(zshard_rt_transpose transA, zshard_rt_transpose transB,
 extern "C" const char *zshard_rt_cpu_blas_info(void) {
   return openblas_get_config();
 }
+
+extern "C" zshard_rt_status zshard_rt_cpu_set_num_threads(int threads) {
+  if (threads < 1)
+    return setError(ZSHARD_RT_ERROR_INVALID_ARGUMENT,
+                    "zshard_rt_cpu_set_num_threads: threads = " +
+                        std::to_string(threads) + " must be at least 1");
+  openblas_set_num_threads(threads);
+  return ZSHARD_RT_OK;
+}

@@ -215,6 +215,87 @@ ZSHARD_RT_API zshard_rt_status zshard_rt_cpu_sgemm(
 /// "OpenBLAS 0.3.21 DYNAMIC_ARCH ... Haswell MAX_THREADS=64" (static storage).
 ZSHARD_RT_API const char *zshard_rt_cpu_blas_info(void);
 
+/// Sets the number of threads the BLAS uses for every later matrix product of
+/// the process (openblas_set_num_threads). \p threads must be at least 1.
+ZSHARD_RT_API zshard_rt_status zshard_rt_cpu_set_num_threads(int threads);
+
+//===----------------------------------------------------------------------===//
+// Compiled steps
+//===----------------------------------------------------------------------===//
+//
+// The entries below are what a compiled step (step.so of an artifact, see
+// docs/runtime.md) calls. The step leaves them undefined and they resolve to
+// this library, which the launcher has already loaded. They cannot fail
+// softly: a compiled step has no way to handle an error, so a broken request
+// (an impossible allocation, a bad matrix description, freeing a foreign
+// pointer) prints one line naming the entry to stderr and aborts.
+//
+
+/// Sets the calling thread's current memory context: the context the MLIR
+/// allocation hooks below charge (category ZSHARD_RT_MEM_ACTIVATIONS). NULL
+/// selects the process-wide default context again.
+ZSHARD_RT_API void zshard_rt_set_current_mem_ctx(zshard_rt_mem_ctx *ctx);
+
+/// Sets the category the calling thread's next allocations through the MLIR
+/// hooks below are charged to (default ZSHARD_RT_MEM_ACTIVATIONS). Compiled
+/// steps call it before each allocation; see zshard-tag-allocations.
+ZSHARD_RT_API void zshard_rt_step_set_alloc_category(int32_t category);
+
+/// Returns the calling thread's current memory context: the one set with
+/// zshard_rt_set_current_mem_ctx(), else zshard_rt_default_mem_ctx().
+ZSHARD_RT_API zshard_rt_mem_ctx *zshard_rt_current_mem_ctx(void);
+
+/// Returns the process-wide default memory context, created on first use and
+/// never destroyed.
+ZSHARD_RT_API zshard_rt_mem_ctx *zshard_rt_default_mem_ctx(void);
+
+/// Batched row-major single-precision product that accumulates, as a linalg
+/// matmul does into its output: for i in [0, batch),
+/// C_i += op(A_i) * op(B_i), with A_i = a + i * strideA (in elements), B_i and
+/// C_i likewise. op(A_i) is m x k: A_i is stored m x k (k x m when
+/// \p transA is nonzero) with row stride \p lda; op(B_i) is k x n with
+/// \p ldb; C_i is m x n with \p ldc. Empty products (batch, m, n or k of 0)
+/// leave C unchanged. Backed by cblas_sgemm on the calling thread. The time
+/// spent, the floating-point operations (2*m*n*k per matrix) and the calls
+/// are added to the calling thread's counters.
+ZSHARD_RT_API void zshard_rt_step_sgemm(int32_t transA, int32_t transB,
+                                        int64_t batch, int64_t m, int64_t n,
+                                        int64_t k, const float *a, int64_t lda,
+                                        int64_t strideA, const float *b,
+                                        int64_t ldb, int64_t strideB, float *c,
+                                        int64_t ldc, int64_t strideC);
+
+/// Seconds the calling thread has spent in zshard_rt_step_sgemm() since it
+/// started or since zshard_rt_step_sgemm_reset_counters().
+ZSHARD_RT_API double zshard_rt_step_sgemm_seconds(void);
+
+/// Floating-point operations of the calling thread's zshard_rt_step_sgemm()
+/// calls (2*m*n*k per matrix), counted like zshard_rt_step_sgemm_seconds().
+ZSHARD_RT_API double zshard_rt_step_sgemm_flops(void);
+
+/// Number of the calling thread's zshard_rt_step_sgemm() calls, counted like
+/// zshard_rt_step_sgemm_seconds().
+ZSHARD_RT_API uint64_t zshard_rt_step_sgemm_calls(void);
+
+/// Sets the calling thread's sgemm counters to zero.
+ZSHARD_RT_API void zshard_rt_step_sgemm_reset_counters(void);
+
+/// MLIR's generic allocation hooks (finalize-memref-to-llvm with
+/// use-generic-functions): 64-byte aligned host memory charged to the
+/// calling thread's current category (zshard_rt_step_set_alloc_category(),
+/// default ZSHARD_RT_MEM_ACTIVATIONS) of its current memory context.
+/// A zero-byte request returns a distinct, freeable block.
+ZSHARD_RT_API void *_mlir_memref_to_llvm_alloc(size_t size);
+
+/// As _mlir_memref_to_llvm_alloc(), aligned to \p alignment (rounded up to a
+/// power of two, at least 64, at most 2 MiB).
+ZSHARD_RT_API void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
+                                                       size_t size);
+
+/// Frees a block of either hook (NULL is a no-op), crediting the context it
+/// was charged to, whichever context is current now.
+ZSHARD_RT_API void _mlir_memref_to_llvm_free(void *ptr);
+
 //===----------------------------------------------------------------------===//
 // CUDA device
 //===----------------------------------------------------------------------===//

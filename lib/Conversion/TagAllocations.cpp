@@ -1,0 +1,92 @@
+//===- TagAllocations.cpp - --zshard-tag-allocations ----------------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Charges each allocation of a compiled step to a memory category by the
+/// phases of the ops that write and read it.
+///
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Analysis/PhaseAnalysis.h"
+#include "zshard/Analysis/StepContract.h"
+#include "zshard/Conversion/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace zshard {
+#define GEN_PASS_DEF_TAGALLOCATIONS
+#include "zshard/Conversion/Passes.h.inc"
+} // namespace zshard
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+namespace {
+
+constexpr StringLiteral kSetCategory = "zshard_rt_step_set_alloc_category";
+
+/// The runtime's zshard_rt_mem_category values this pass uses.
+enum Category : int32_t { Gradients = 1, Activations = 3, Other = 5 };
+
+/// The phase an op (or the top-level op holding it) was annotated with.
+std::optional<Phase> getAnnotatedPhase(Operation *op, Block *body) {
+  Operation *top = body->findAncestorOpInBlock(*op);
+  if (!top)
+    return std::nullopt;
+  auto text = top->getAttrOfType<StringAttr>(contract::kPhase);
+  return text ? symbolizePhase(text.getValue()) : std::nullopt;
+}
+
+Category categorize(memref::AllocOp alloc, Block *body) {
+  bool forward = false, backward = false, optimizer = false;
+  for (Operation *user : alloc->getUsers()) {
+    std::optional<Phase> phase = getAnnotatedPhase(user, body);
+    if (!phase)
+      continue;
+    forward |= *phase == Phase::Forward;
+    backward |= *phase == Phase::Backward;
+    optimizer |= *phase == Phase::Optimizer;
+  }
+  if (backward && optimizer)
+    return Gradients;
+  if (forward || backward)
+    return Activations;
+  return optimizer ? Other : Activations;
+}
+
+struct TagAllocationsPass
+    : public mlir::zshard::impl::TagAllocationsBase<TagAllocationsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<memref::AllocOp> allocs;
+    module.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+    if (allocs.empty())
+      return;
+    OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+    auto callee = module.lookupSymbol<func::FuncOp>(kSetCategory);
+    if (!callee) {
+      callee = func::FuncOp::create(
+          top, module.getLoc(), kSetCategory,
+          top.getFunctionType({top.getI32Type()}, {}));
+      callee.setPrivate();
+    }
+    for (memref::AllocOp alloc : allocs) {
+      Block *body = &alloc->getParentOfType<func::FuncOp>().front();
+      Category category = categorize(alloc, body);
+      numGradients += category == Gradients;
+      numActivations += category == Activations;
+      numOther += category == Other;
+      OpBuilder builder(alloc);
+      Value code = arith::ConstantIntOp::create(builder, alloc.getLoc(),
+                                                builder.getI32Type(), category);
+      func::CallOp::create(builder, alloc.getLoc(), callee, code);
+    }
+  }
+};
+
+} // namespace

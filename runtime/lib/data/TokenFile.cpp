@@ -1,0 +1,122 @@
+//===- TokenFile.cpp - Training data from a flat token file ---------------===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "data/TokenFile.h"
+
+#include "core/Failure.h"
+#include "core/Philox.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace zshard::rt;
+
+TokenFile::TokenFile(std::string path, DType dtype)
+    : filePath(std::move(path)), tokenDType(dtype) {
+  if (dtype != DType::U16 && dtype != DType::U32)
+    fail(filePath + ": token files hold u16 or u32 tokens, not " +
+         manifestName(dtype));
+  int fd = open(filePath.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    fail(filePath + ": cannot open: " + std::strerror(errno));
+  struct stat info;
+  if (fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
+    std::string why =
+        S_ISDIR(info.st_mode) ? "is a directory" : std::strerror(errno);
+    close(fd);
+    fail(filePath + ": cannot read: " + why);
+  }
+  bytes = uint64_t(info.st_size);
+  size_t size = dtypeSize(dtype);
+  if (bytes % size != 0) {
+    close(fd);
+    fail(filePath + ": size " + std::to_string(bytes) +
+         " bytes is not a multiple of " + std::to_string(size) + " (" +
+         manifestName(dtype) + " tokens; see --data-dtype)");
+  }
+  count = bytes / size;
+  if (bytes > 0) {
+    data = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (data == MAP_FAILED) {
+      data = nullptr;
+      std::string why = std::strerror(errno);
+      close(fd);
+      fail(filePath + ": cannot map: " + why);
+    }
+  }
+  close(fd);
+}
+
+TokenFile::~TokenFile() {
+  if (data)
+    munmap(data, bytes);
+}
+
+TokenFileSource::TokenFileSource(
+    const std::vector<const ArgumentDesc *> &arguments, const GptBatch &gpt,
+    std::optional<int64_t> vocab, const DataOptions &options)
+    : file(options.tokenFile, options.tokenDType), gpt(gpt),
+      key(dataKey("zshard.data.tokens", options.seed)), shard(options.shard) {
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i] == gpt.tokens)
+      tokensSlot = i;
+    if (arguments[i] == gpt.targets)
+      targetsSlot = i;
+  }
+  uint64_t need = uint64_t(gpt.length) + 1;
+  if (file.size() < need)
+    fail(file.path() + ": " + std::to_string(file.size()) +
+         " tokens, fewer than the " + std::to_string(need) +
+         " (T + 1) one batch row needs");
+
+  // One pass over the whole file: the largest token and where it first is.
+  uint64_t maxIndex = 0;
+  uint32_t maxToken = 0;
+  for (uint64_t i = 0; i < file.size(); ++i)
+    if (file[i] > maxToken) {
+      maxToken = file[i];
+      maxIndex = i;
+    }
+  if (vocab && int64_t(maxToken) >= *vocab)
+    fail(file.path() + ": token " + std::to_string(maxToken) + " at index " +
+         std::to_string(maxIndex) + " is not below the vocabulary size " +
+         std::to_string(*vocab) + " (param 'wte')");
+  for (const ArgumentDesc *arg : {gpt.tokens, gpt.targets})
+    if (!fitsIntDType(arg->type.dtype, maxToken))
+      fail(file.path() + ": token " + std::to_string(maxToken) + " at index " +
+           std::to_string(maxIndex) + " does not fit batch '" + arg->name +
+           "' (" + manifestName(arg->type.dtype) + ")");
+}
+
+void TokenFileSource::fill(int64_t step, const std::vector<void *> &outputs) {
+  CounterRng rng(key, uint64_t(step));
+  void *tokens = outputs[tokensSlot];
+  void *targets = outputs[targetsSlot];
+  DType tokensType = gpt.tokens->type.dtype;
+  DType targetsType = gpt.targets->type.dtype;
+  uint64_t offsets = file.size() - uint64_t(gpt.length);
+  uint64_t T = uint64_t(gpt.length);
+  for (int64_t b = 0; b < gpt.batch; ++b) {
+    uint64_t row = uint64_t(shard.rank) * uint64_t(gpt.batch) + uint64_t(b);
+    uint64_t offset = rng.below(row, offsets);
+    for (uint64_t t = 0; t < T; ++t) {
+      storeFromInt(tokensType, tokens, uint64_t(b) * T + t, file[offset + t]);
+      storeFromInt(targetsType, targets, uint64_t(b) * T + t,
+                   file[offset + t + 1]);
+    }
+  }
+}
+
+std::string TokenFileSource::describe() const {
+  return file.path() + " (" + std::to_string(file.size()) + " " +
+         manifestName(file.dtype()) + " tokens)";
+}

@@ -1,0 +1,67 @@
+//===- StepLibrary.cpp - Loading the step library of an artifact ----------===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "step/StepLibrary.h"
+
+#include "core/Failure.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+using namespace zshard::rt;
+
+namespace {
+std::string lastDlError() {
+  const char *message = dlerror();
+  return message ? message : "unknown error";
+}
+} // namespace
+
+StepLibrary::StepLibrary(const Manifest &manifest)
+    : libraryPath(manifest.libraryPath()) {
+  struct stat info;
+  if (stat(libraryPath.c_str(), &info) != 0)
+    fail(libraryPath + ": step library named by " + manifest.path +
+         " is missing (" + std::strerror(errno) + ")");
+  dlerror();
+  handle = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    fail(libraryPath + ": cannot load the step library: " + lastDlError());
+
+  // From here on the destructor does not run: close on every failure.
+  auto failClosing = [&](const std::string &message) {
+    dlclose(handle);
+    handle = nullptr;
+    fail(message);
+  };
+  dlerror();
+  void *entry = dlsym(handle, manifest.entry.c_str());
+  if (!entry)
+    failClosing(libraryPath + ": no entry '" + manifest.entry +
+                "' (named by the manifest): " + lastDlError());
+  dlerror();
+  void *signatureSymbol = dlsym(handle, stepSignatureSymbol);
+  if (!signatureSymbol)
+    failClosing(libraryPath + ": no '" + stepSignatureSymbol +
+                "' function: " + lastDlError());
+  auto signatureFn = reinterpret_cast<const char *(*)(void)>(signatureSymbol);
+  const char *signature = signatureFn();
+  std::string got = signature ? signature : "(null)";
+  if (got != manifest.signature)
+    failClosing(libraryPath + ": signature " + got + " differs from " +
+                manifest.signature + " in " + manifest.path +
+                " (the library and the manifest come from different "
+                "compilations)");
+  step = reinterpret_cast<StepFunction>(entry);
+}
+
+StepLibrary::~StepLibrary() {
+  if (handle)
+    dlclose(handle);
+}

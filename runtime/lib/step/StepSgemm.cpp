@@ -1,0 +1,114 @@
+//===- StepSgemm.cpp - Batched accumulating sgemm for compiled steps ------===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+//
+// zshard_rt_step_sgemm is what a compiled linalg.matmul / batch_matmul calls:
+// C_i += op(A_i) * op(B_i) for each matrix of a batch. It sits on the hot path
+// of every step and is called with small shapes, so it allocates nothing,
+// builds no strings unless it aborts, and checks only what would make the
+// BLAS misbehave silently (OpenBLAS reports a bad leading dimension through
+// xerbla and then computes nothing).
+//
+// The time spent and the work done are added to counters of the calling
+// thread: a rank runs its step on one thread, so the launcher reads its own
+// rank's figures without any synchronization.
+//
+//===----------------------------------------------------------------------===//
+
+#include "step/Fatal.h"
+
+#include "zshard/runtime/zshard_rt.h"
+
+#include <cblas.h>
+
+#include <chrono>
+#include <climits>
+#include <cstdint>
+
+using namespace zshard::rt;
+
+namespace {
+
+constexpr const char *entry = "zshard_rt_step_sgemm";
+
+/// Per-thread totals of zshard_rt_step_sgemm.
+struct SgemmCounters {
+  double seconds = 0;
+  double flops = 0;
+  uint64_t calls = 0;
+};
+
+thread_local SgemmCounters counters;
+
+/// Returns the leading dimension to hand to the BLAS for a stored matrix of
+/// \p rows x \p cols with row stride \p ld. A single row never uses its stride,
+/// and compiled code may pass anything there (the stride of a unit dimension),
+/// so it becomes the smallest value the BLAS accepts. Aborts on a stride that
+/// would make rows overlap.
+int leadingDim(const char *name, int64_t ld, int64_t rows, int64_t cols) {
+  int64_t minimum = cols > 1 ? cols : 1;
+  if (rows <= 1 && ld < minimum)
+    ld = minimum;
+  if (ld < minimum || ld > INT_MAX)
+    stepFatal(entry,
+              "%s = %lld for a %lld x %lld matrix (must be at least %lld "
+              "and fit in an int)",
+              name, static_cast<long long>(ld), static_cast<long long>(rows),
+              static_cast<long long>(cols), static_cast<long long>(minimum));
+  return static_cast<int>(ld);
+}
+
+} // namespace
+
+extern "C" void zshard_rt_step_sgemm(int32_t transA, int32_t transB,
+                                     int64_t batch, int64_t m, int64_t n,
+                                     int64_t k, const float *a, int64_t lda,
+                                     int64_t strideA, const float *b,
+                                     int64_t ldb, int64_t strideB, float *c,
+                                     int64_t ldc, int64_t strideC) {
+  auto start = std::chrono::steady_clock::now();
+  ++counters.calls;
+  if (batch < 0 || m < 0 || n < 0 || k < 0 || m > INT_MAX || n > INT_MAX ||
+      k > INT_MAX)
+    stepFatal(entry,
+              "batch, m, n, k = %lld, %lld, %lld, %lld must be non-negative "
+              "and m, n, k fit in an int",
+              static_cast<long long>(batch), static_cast<long long>(m),
+              static_cast<long long>(n), static_cast<long long>(k));
+  // C += (empty product) leaves C as it is.
+  if (batch == 0 || m == 0 || n == 0 || k == 0)
+    return;
+  if (!a || !b || !c)
+    stepFatal(entry, "%s is NULL", !a ? "a" : !b ? "b" : "c");
+
+  bool ta = transA != 0, tb = transB != 0;
+  int ldA = leadingDim("lda", lda, ta ? k : m, ta ? m : k);
+  int ldB = leadingDim("ldb", ldb, tb ? n : k, tb ? k : n);
+  int ldC = leadingDim("ldc", ldc, m, n);
+  CBLAS_TRANSPOSE opA = ta ? CblasTrans : CblasNoTrans;
+  CBLAS_TRANSPOSE opB = tb ? CblasTrans : CblasNoTrans;
+  int im = static_cast<int>(m), in = static_cast<int>(n),
+      ik = static_cast<int>(k);
+  for (int64_t i = 0; i < batch; ++i)
+    cblas_sgemm(CblasRowMajor, opA, opB, im, in, ik, 1.0f, a + i * strideA, ldA,
+                b + i * strideB, ldB, 1.0f, c + i * strideC, ldC);
+
+  counters.flops += 2.0 * double(batch) * double(m) * double(n) * double(k);
+  counters.seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+}
+
+extern "C" double zshard_rt_step_sgemm_seconds(void) {
+  return counters.seconds;
+}
+
+extern "C" double zshard_rt_step_sgemm_flops(void) { return counters.flops; }
+
+extern "C" uint64_t zshard_rt_step_sgemm_calls(void) { return counters.calls; }
+
+extern "C" void zshard_rt_step_sgemm_reset_counters(void) {
+  counters = SgemmCounters{};
+}

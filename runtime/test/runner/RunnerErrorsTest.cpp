@@ -1,0 +1,416 @@
+//===- RunnerErrorsTest.cpp - zshard-run on bad inputs --------------------===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every bad input (artifact, library, data, state file, command line) must
+// end zshard-run with exit status 2 and one line on stderr that names the
+// file and the problem; never a crash, never a JSON summary.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunnerSupport.h"
+
+#include "io/Safetensors.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <regex>
+
+using namespace zshard::rt;
+using namespace zshard::rt::test;
+
+namespace {
+
+/// The quad manifest, to be broken in one place.
+Json quadManifest() {
+  return Json::parse(readText(artifact("quad") + "/manifest.json"));
+}
+
+/// Writes artifact \p name under \p dir with manifest \p m. Its library is
+/// the real quad step.so unless \p m names another.
+std::string writeArtifact(const TempDir &dir, const std::string &name, Json m) {
+  std::string path = dir.file(name + ".zsa");
+  std::string command = "mkdir -p " + shellQuote(path);
+  if (std::system(command.c_str()) != 0)
+    std::abort();
+  if (m.is_object() && m.contains("library") && m["library"] == "step.so")
+    m["library"] = artifact("quad") + "/step.so";
+  std::ofstream(path + "/manifest.json") << m.dump(2);
+  return path;
+}
+
+std::string writeManifestText(const TempDir &dir, const std::string &name,
+                              const std::string &text) {
+  std::string path = dir.file(name + ".zsa");
+  std::string command = "mkdir -p " + shellQuote(path);
+  if (std::system(command.c_str()) != 0)
+    std::abort();
+  std::ofstream(path + "/manifest.json") << text;
+  return path;
+}
+
+struct ErrorCase {
+  const char *name;
+  /// Prepares files in the directory and returns the arguments.
+  std::function<std::vector<std::string>(const TempDir &)> setup;
+  /// ECMAScript regex the one stderr line must match (after
+  /// "zshard-run: error: ").
+  std::string message;
+  bool usage = false;
+};
+
+void expectError(const ErrorCase &c) {
+  SCOPED_TRACE(c.name);
+  TempDir dir;
+  RunResult r = runTool(c.setup(dir), dir);
+  EXPECT_EQ(r.exitCode, 2) << "stdout:\n" << r.out << "stderr:\n" << r.err;
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_EQ(r.out, "") << "nothing on stdout after an error";
+  std::vector<std::string> err = lines(r.err);
+  ASSERT_EQ(err.size(), c.usage ? 2u : 1u) << r.err;
+  const std::string prefix = "zshard-run: error: ";
+  ASSERT_EQ(err[0].rfind(prefix, 0), 0u) << err[0];
+  std::string message = err[0].substr(prefix.size());
+  EXPECT_TRUE(std::regex_match(message, std::regex(c.message)))
+      << "got:  " << message << "\nwant: " << c.message;
+  if (c.usage) {
+    EXPECT_EQ(err[1].rfind("usage: zshard-run ARTIFACT.zsa", 0), 0u);
+  }
+}
+
+} // namespace
+
+// Tests the artifact and library errors of docs/runtime.md.
+TEST(RunnerErrorsTest, Artifacts) {
+  const std::string manifestAt = ".*/bad\\.zsa/manifest\\.json: ";
+  ErrorCase cases[] = {
+      {"no artifact directory",
+       [](const TempDir &d) {
+         return std::vector<std::string>{d.file("x.zsa")};
+       },
+       ".*/x\\.zsa: no such artifact \\(expected a directory NAME\\.zsa "
+       "holding manifest\\.json\\)"},
+      {"no manifest",
+       [](const TempDir &d) { return std::vector<std::string>{d.path}; },
+       ".*/manifest\\.json: cannot open: No such file or directory"},
+      {"bad JSON",
+       [](const TempDir &d) {
+         return std::vector<std::string>{
+             writeManifestText(d, "bad", "{\"format\": \"zshard-artifact\",")};
+       },
+       manifestAt + "invalid JSON \\(.*parse error.*\\)"},
+      {"wrong format",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["format"] = "onnx";
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       manifestAt + "format 'onnx' is not 'zshard-artifact'"},
+      {"wrong version",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["version"] = 7;
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       manifestAt + "version 7 is not supported \\(this runtime reads "
+                    "version 1\\)"},
+      {"missing field",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m.erase("entry");
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       manifestAt + "missing field 'entry'"},
+      {"unknown dtype",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["arguments"][2]["dtype"] = "f8";
+         setSignature(m);
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       manifestAt + "arguments\\[2\\] \\('lr'\\): unknown dtype 'f8' .*"},
+      {"unknown role",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["arguments"][2]["role"] = "constant";
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       manifestAt + "arguments\\[2\\] \\('lr'\\): unknown argument role "
+                    "'constant' \\(known: param, opt_state, batch, hyper\\)"},
+      {"signature of the manifest",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["arguments"][0]["shape"] = {4};
+         m["arguments"][1]["shape"] = {4};
+         m["results"][1]["shape"] = {4};
+         m["results"][2]["shape"] = {4};
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       manifestAt + "signature dbb7bd2d18a643f3 does not match the arguments "
+                    "and results, whose signature is [0-9a-f]{16}"},
+      {"library missing",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["library"] = "missing.so";
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       ".*/bad\\.zsa/missing\\.so: step library named by .*/manifest\\.json "
+       "is missing \\(No such file or directory\\)"},
+      {"library not an ELF file",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["library"] = "garbage.so";
+         std::string path = writeArtifact(d, "bad", m);
+         std::ofstream(path + "/garbage.so") << std::string(100, 'x');
+         return std::vector<std::string>{path};
+       },
+       ".*/garbage\\.so: cannot load the step library: .*garbage\\.so: "
+       "invalid ELF header"},
+      {"library with an unresolved symbol",
+       [](const TempDir &) {
+         return std::vector<std::string>{artifact("quad-unresolved")};
+       },
+       ".*/quad-unresolved\\.zsa/step\\.so: cannot load the step library: "
+       ".*undefined symbol: zshard_test_symbol_nobody_defines"},
+      {"entry missing",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["entry"] = "train_step";
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       ".*/quad\\.zsa/step\\.so: no entry 'train_step' \\(named by the "
+       "manifest\\): .*undefined symbol: train_step"},
+      {"signature function missing",
+       [](const TempDir &) {
+         return std::vector<std::string>{artifact("quad-no-signature")};
+       },
+       ".*/step\\.so: no 'zshard_step_signature' function: .*undefined "
+       "symbol: zshard_step_signature"},
+      {"signature of the library",
+       [](const TempDir &) {
+         return std::vector<std::string>{artifact("quad-bad-signature")};
+       },
+       ".*/quad-bad-signature\\.zsa/step\\.so: signature 0123456789abcdef "
+       "differs from dbb7bd2d18a643f3 in .*/manifest\\.json \\(the library "
+       "and the manifest come from different compilations\\)"},
+      {"several ranks",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["ranks"] = 4;
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       manifestAt + "ranks 4: this zshard-run runs single-rank artifacts "
+                    "\\(ranks 1\\) only"},
+      {"unknown hyper",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["arguments"][3]["name"] = "beta1";
+         setSignature(m);
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       manifestAt + "hyper 'beta1' has no value: zshard-run supplies the "
+                    "hypers lr and step"},
+  };
+  for (const ErrorCase &c : cases)
+    expectError(c);
+}
+
+// Tests the data errors: token files and batch files.
+TEST(RunnerErrorsTest, Data) {
+  auto tokensWith = [](const TempDir &d, const std::vector<uint16_t> &tokens,
+                       size_t bytes) {
+    writeBytes(d.file("t.bin"), tokens.data(), bytes);
+    return std::vector<std::string>{artifact("tokens"), "--data",
+                                    d.file("t.bin")};
+  };
+  ErrorCase cases[] = {
+      {"token file missing",
+       [](const TempDir &d) {
+         return std::vector<std::string>{artifact("tokens"), "--data",
+                                         d.file("none.bin")};
+       },
+       ".*/none\\.bin: cannot open: No such file or directory"},
+      {"token file of odd size",
+       [&](const TempDir &d) {
+         return tokensWith(d, std::vector<uint16_t>(20, 1), 39);
+       },
+       ".*/t\\.bin: size 39 bytes is not a multiple of 2 \\(u16 tokens; see "
+       "--data-dtype\\)"},
+      {"token file too short",
+       [&](const TempDir &d) {
+         return tokensWith(d, std::vector<uint16_t>(8, 1), 16);
+       },
+       ".*/t\\.bin: 8 tokens, fewer than the 9 \\(T \\+ 1\\) one batch row "
+       "needs"},
+      {"token outside the vocabulary",
+       [&](const TempDir &d) {
+         std::vector<uint16_t> tokens(50, 3);
+         tokens[42] = 300;
+         return tokensWith(d, tokens, 100);
+       },
+       ".*/t\\.bin: token 300 at index 42 is not below the vocabulary size "
+       "16 \\(param 'wte'\\)"},
+      {"token file for a step without tokens",
+       [&](const TempDir &d) {
+         std::vector<std::string> args =
+             tokensWith(d, std::vector<uint16_t>(50, 1), 100);
+         args[0] = artifact("mlp");
+         return args;
+       },
+       ".*/t\\.bin: a token file feeds a step whose batch arguments are "
+       "tokens and targets, integer \\[B, T\\]; this step has: x f32 \\[5, "
+       "4\\], target f32 \\[5, 3\\]"},
+      {"batch file with a broken header",
+       [](const TempDir &d) {
+         writeBytes(d.file("b.safetensors"), "\x20\0\0\0\0\0\0\0{\"x\":", 13);
+         return std::vector<std::string>{artifact("mlp"), "--batch-file",
+                                         d.file("b.safetensors")};
+       },
+       ".*/b\\.safetensors: invalid safetensors file: header length 32 runs "
+       "past the end of the file \\(5 bytes follow the length\\)"},
+      {"batch file without a tensor",
+       [](const TempDir &d) {
+         std::vector<float> x(20);
+         writeSafetensors(d.file("b.safetensors"),
+                          {{"x", DType::F32, {5, 4}, x.data()}}, {});
+         return std::vector<std::string>{artifact("mlp"), "--batch-file",
+                                         d.file("b.safetensors")};
+       },
+       ".*/b\\.safetensors: no tensor for batch argument 'target' \\(f32 "
+       "\\[5, 3\\]\\)"},
+  };
+  for (const ErrorCase &c : cases)
+    expectError(c);
+}
+
+// Tests the errors of --init-from and --resume files.
+TEST(RunnerErrorsTest, StateFiles) {
+  static std::vector<float> three = {1, 2, 3}, four = {1, 2, 3, 4};
+  static std::vector<int32_t> ints = {1, 2, 3};
+  auto withFile =
+      [](const TempDir &d, const std::vector<TensorToWrite> &t,
+         const char *option = "--init-from",
+         std::vector<std::pair<std::string, std::string>> meta = {}) {
+        writeSafetensors(d.file("s.safetensors"), t, meta);
+        return std::vector<std::string>{artifact("quad"), option,
+                                        d.file("s.safetensors")};
+      };
+  ErrorCase cases[] = {
+      {"wrong dtype",
+       [&](const TempDir &d) {
+         return withFile(d, {{"w", DType::I32, {3}, ints.data()}});
+       },
+       ".*/s\\.safetensors: tensor 'w' is I32, which cannot be read as param "
+       "'w' \\(f32 \\[3\\]\\)"},
+      {"wrong shape",
+       [&](const TempDir &d) {
+         return withFile(d, {{"w", DType::F32, {4}, four.data()}});
+       },
+       ".*/s\\.safetensors: tensor 'w' has shape \\[4\\], but param 'w' \\(f32 "
+       "\\[3\\]\\) does not"},
+      {"missing param",
+       [&](const TempDir &d) {
+         return withFile(d, {{"w.exp_avg", DType::F32, {3}, three.data()}});
+       },
+       ".*/s\\.safetensors: no tensor for param 'w' \\(f32 \\[3\\]\\)"},
+      {"unexpected tensor",
+       [&](const TempDir &d) {
+         return withFile(d, {{"w", DType::F32, {3}, three.data()},
+                             {"v", DType::F32, {3}, three.data()}});
+       },
+       ".*/s\\.safetensors: tensor 'v' is neither a param nor an opt_state of "
+       "the step"},
+      {"broken header",
+       [](const TempDir &d) {
+         writeBytes(d.file("s.safetensors"), "\x02\0\0\0\0\0\0\0{]", 10);
+         return std::vector<std::string>{artifact("quad"), "--init-from",
+                                         d.file("s.safetensors")};
+       },
+       ".*/s\\.safetensors: invalid safetensors file: header is not valid "
+       "JSON \\(.*\\)"},
+      {"truncated data",
+       [](const TempDir &d) {
+         std::vector<float> w = {1, 2, 3};
+         writeSafetensors(d.file("s.safetensors"),
+                          {{"w", DType::F32, {3}, w.data()}}, {});
+         std::vector<unsigned char> bytes =
+             readFileBytes(d.file("s.safetensors"));
+         writeBytes(d.file("s.safetensors"), bytes.data(), bytes.size() - 1);
+         return std::vector<std::string>{artifact("quad"), "--init-from",
+                                         d.file("s.safetensors")};
+       },
+       ".*/s\\.safetensors: invalid safetensors file: tensor 'w': "
+       "data_offsets \\[0, 12\\] out of range: the data section has 11 "
+       "bytes"},
+      {"resume without optimizer state",
+       [&](const TempDir &d) {
+         return withFile(d, {{"w", DType::F32, {3}, three.data()}}, "--resume",
+                         {{"step", "3"}});
+       },
+       ".*/s\\.safetensors: no tensor for opt_state 'w\\.exp_avg' \\(f32 "
+       "\\[3\\]\\) \\(a --resume file holds every param and opt_state\\)"},
+      {"resume without a step",
+       [&](const TempDir &d) {
+         return withFile(d,
+                         {{"w", DType::F32, {3}, three.data()},
+                          {"w.exp_avg", DType::F32, {3}, three.data()}},
+                         "--resume");
+       },
+       ".*/s\\.safetensors: no 'step' in __metadata__ \\(a --resume file "
+       "records the step of its last update\\)"},
+      {"resume with a bad step",
+       [&](const TempDir &d) {
+         return withFile(d,
+                         {{"w", DType::F32, {3}, three.data()},
+                          {"w.exp_avg", DType::F32, {3}, three.data()}},
+                         "--resume", {{"step", "-1"}});
+       },
+       ".*/s\\.safetensors: __metadata__ step '-1' is not a non-negative "
+       "integer"},
+      {"save into a missing directory",
+       [](const TempDir &d) {
+         return std::vector<std::string>{artifact("quad"), "--steps", "1",
+                                         "--save",
+                                         d.file("none/out.safetensors")};
+       },
+       ".*/none/out\\.safetensors: cannot write: No such file or directory"},
+  };
+  for (ErrorCase &c : cases)
+    expectError(c);
+}
+
+// Tests command-line errors: the message, then the usage line.
+TEST(RunnerErrorsTest, Usage) {
+  auto args = [](std::vector<std::string> a) {
+    return [a](const TempDir &) { return a; };
+  };
+  std::string quad = artifact("quad");
+  ErrorCase cases[] = {
+      {"no artifact", args({"--steps", "3"}), "no artifact given", true},
+      {"unknown option", args({quad, "--epochs", "3"}),
+       "unknown option '--epochs'", true},
+      {"negative steps", args({quad, "--steps", "-1"}),
+       "--steps wants an integer >= 0, got '-1'", true},
+      {"bad learning rate", args({quad, "--lr=fast"}),
+       "--lr wants a finite number, got 'fast'", true},
+      {"missing value", args({quad, "--save"}), "--save needs a value", true},
+      {"bad data dtype", args({quad, "--data-dtype", "u8"}),
+       "--data-dtype wants u16 or u32, got 'u8'", true},
+      {"two data sources",
+       args({quad, "--data", "a.bin", "--batch-file", "b.safetensors"}),
+       "--data and --batch-file exclude each other", true},
+      {"two state files",
+       args({quad, "--init-from", "a.safetensors", "--resume", "b"}),
+       "--init-from and --resume exclude each other", true},
+      {"two artifacts", args({quad, quad}),
+       "unexpected argument '.*' \\(the artifact is '.*'\\)", true},
+      {"zero threads", args({quad, "--threads", "0"}),
+       "--threads wants an integer >= 1, got '0'", true},
+  };
+  for (ErrorCase &c : cases)
+    expectError(c);
+}

@@ -1,0 +1,130 @@
+//===- RunnerSupport.h - Driving zshard-run from tests ----------*- C++ -*-===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Runs zshard-run (or any command) in a shell with its output captured, and
+/// reads what it wrote. The paths of the tool and of the hand-written test
+/// artifacts come from the build (ZSHARD_RUN, ZSHARD_TEST_ARTIFACTS).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_RUNTIME_TEST_RUNNER_RUNNERSUPPORT_H
+#define ZSHARD_RUNTIME_TEST_RUNNER_RUNNERSUPPORT_H
+
+#include "core/Fnv1a.h"
+#include "io/FileBytes.h"
+
+#include "../unit/TestFiles.h"
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+
+namespace zshard::rt::test {
+
+using Json = nlohmann::ordered_json;
+
+/// What a command did.
+struct RunResult {
+  int exitCode = -1; ///< -1 when killed by a signal.
+  int signal = 0;
+  std::string out, err;
+};
+
+inline std::string shellQuote(const std::string &text) {
+  std::string out = "'";
+  for (char ch : text)
+    out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+inline std::string readText(const std::string &path) {
+  std::vector<unsigned char> bytes = readFileBytes(path);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+/// Runs \p command (a shell command line) with stdout and stderr captured in
+/// \p scratch.
+inline RunResult runShell(const std::string &command, const TempDir &scratch) {
+  std::string out = scratch.file(".out"), err = scratch.file(".err");
+  std::string line = "( " + command + " ) >" + shellQuote(out) + " 2>" +
+                     shellQuote(err) + " </dev/null";
+  int status = std::system(line.c_str());
+  RunResult result;
+  if (status != -1 && WIFEXITED(status))
+    result.exitCode = WEXITSTATUS(status);
+  // sh reports a child killed by signal N as exit status 128 + N.
+  if (result.exitCode > 128)
+    result.signal = result.exitCode - 128;
+  result.out = readText(out);
+  result.err = readText(err);
+  return result;
+}
+
+/// Runs zshard-run with \p args.
+inline RunResult runTool(const std::vector<std::string> &args,
+                         const TempDir &scratch) {
+  std::string command = shellQuote(ZSHARD_RUN);
+  for (const std::string &arg : args)
+    command += " " + shellQuote(arg);
+  return runShell(command, scratch);
+}
+
+/// The hand-written artifact \p name ("quad", "tokens", "mlp", ...).
+inline std::string artifact(const std::string &name) {
+  return std::string(ZSHARD_TEST_ARTIFACTS) + "/" + name + ".zsa";
+}
+
+/// The lines of \p text.
+inline std::vector<std::string> lines(const std::string &text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    out.push_back(line);
+  return out;
+}
+
+/// The final JSON summary: the last line of stdout.
+inline Json summaryOf(const RunResult &result) {
+  std::vector<std::string> all = lines(result.out);
+  return all.empty() ? Json() : Json::parse(all.back());
+}
+
+/// The losses of a --log-json file, by line.
+inline std::vector<double> loggedLosses(const std::string &path) {
+  std::vector<double> out;
+  for (const std::string &line : lines(readText(path)))
+    out.push_back(Json::parse(line)["loss"].get<double>());
+  return out;
+}
+
+/// Sets the signature of manifest \p m from its arguments and results, as
+/// the format defines it (written here independently of the runtime).
+inline void setSignature(Json &m) {
+  auto entry = [](const Json &e) {
+    std::string out = e["role"].get<std::string>() + ":" +
+                      (e.contains("name") ? e["name"].get<std::string>() : "") +
+                      ":" + e["dtype"].get<std::string>() + ":";
+    for (size_t i = 0; i < e["shape"].size(); ++i)
+      out += (i ? "x" : "") + std::to_string(e["shape"][i].get<int64_t>());
+    return out + ";";
+  };
+  std::string text;
+  for (const Json &a : m["arguments"])
+    text += entry(a);
+  text += "->";
+  for (const Json &r : m["results"])
+    text += entry(r);
+  m["signature"] = hex16(fnv1a64(text));
+}
+
+} // namespace zshard::rt::test
+
+#endif // ZSHARD_RUNTIME_TEST_RUNNER_RUNNERSUPPORT_H

@@ -1,0 +1,164 @@
+//===- TokenFileTest.cpp - Tests of the token file loader -----------------===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "data/TokenFile.h"
+
+#include "TestFiles.h"
+#include "TestManifest.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace zshard::rt;
+using namespace zshard::rt::test;
+
+namespace {
+
+/// Tokens and targets of one fill, row-major [B, T].
+struct Batch {
+  std::vector<int32_t> tokens, targets;
+  bool operator==(const Batch &other) const {
+    return tokens == other.tokens && targets == other.targets;
+  }
+};
+
+Batch fill(BatchSource &source, const Manifest &manifest, int64_t step) {
+  const GptBatch gpt = *matchGptBatch(manifest);
+  Batch out;
+  out.tokens.resize(size_t(gpt.batch * gpt.length), -1);
+  out.targets.resize(out.tokens.size(), -1);
+  source.fill(step, {out.tokens.data(), out.targets.data()});
+  return out;
+}
+
+std::unique_ptr<BatchSource> open(const Manifest &manifest,
+                                  const std::string &path, DType dtype,
+                                  DataShard shard = {}, uint64_t seed = 0) {
+  DataOptions options;
+  options.tokenFile = path;
+  options.tokenDType = dtype;
+  options.seed = seed;
+  options.shard = shard;
+  return makeBatchSource(manifest, options);
+}
+
+} // namespace
+
+// Tests that every row is a window of the file (targets = tokens shifted by
+// one), drawn for (seed, step, row) alone: the same for every instance, and
+// different across steps and seeds.
+TEST(TokenFileTest, WindowsOfTheFile) {
+  TempDir dir;
+  std::vector<uint16_t> stream(1000);
+  for (size_t i = 0; i < stream.size(); ++i)
+    stream[i] = uint16_t((i * 7 + i / 16) % 64);
+  writeVector(dir.file("train.bin"), stream);
+  Manifest manifest = gptManifest(64, 4, 8);
+  auto source = open(manifest, dir.file("train.bin"), DType::U16);
+  ASSERT_NE(source->describe().find("1000 u16 tokens"), std::string::npos);
+
+  std::set<std::vector<int32_t>> distinct;
+  for (int64_t step = 1; step <= 20; ++step) {
+    Batch batch = fill(*source, manifest, step);
+    for (int b = 0; b < 4; ++b) {
+      // Find the window's offset: the stream has no repeated 9-grams here.
+      int64_t offset = -1;
+      for (size_t o = 0; o + 8 < stream.size() && offset < 0; ++o) {
+        bool match = true;
+        for (int t = 0; t < 8; ++t)
+          match &= stream[o + t] == batch.tokens[size_t(b * 8 + t)] &&
+                   stream[o + t + 1] == batch.targets[size_t(b * 8 + t)];
+        if (match)
+          offset = int64_t(o);
+      }
+      ASSERT_GE(offset, 0) << "step " << step << " row " << b;
+    }
+    distinct.insert(batch.tokens);
+    EXPECT_EQ(batch, fill(*open(manifest, dir.file("train.bin"), DType::U16),
+                          manifest, step));
+  }
+  EXPECT_EQ(distinct.size(), 20u);
+  EXPECT_FALSE(fill(*source, manifest, 1) ==
+               fill(*open(manifest, dir.file("train.bin"), DType::U16, {}, 1),
+                    manifest, 1));
+}
+
+// Tests that rank r of w draws rows [r B, (r + 1) B) of the global batch.
+TEST(TokenFileTest, RanksTakeTheirRowsOfTheGlobalBatch) {
+  TempDir dir;
+  std::vector<uint32_t> stream(500);
+  for (size_t i = 0; i < stream.size(); ++i)
+    stream[i] = uint32_t(i);
+  writeVector(dir.file("t.bin"), stream);
+  Manifest global =
+      makeManifest({}, {{"tokens", "i32", {6, 5}}, {"targets", "i32", {6, 5}}});
+  Manifest local =
+      makeManifest({}, {{"tokens", "i32", {2, 5}}, {"targets", "i32", {2, 5}}});
+  Batch all = fill(*open(global, dir.file("t.bin"), DType::U32), global, 3);
+  for (int rank = 0; rank < 3; ++rank) {
+    Batch mine =
+        fill(*open(local, dir.file("t.bin"), DType::U32, {rank, 3}), local, 3);
+    EXPECT_TRUE(std::equal(mine.tokens.begin(), mine.tokens.end(),
+                           all.tokens.begin() + rank * 10));
+  }
+  // u32 ids need no vocabulary: no wte here.
+  EXPECT_EQ(all.targets[0], all.tokens[0] + 1);
+}
+
+// Tests the smallest file: exactly T + 1 tokens, one possible window.
+TEST(TokenFileTest, ExactlyOneWindow) {
+  TempDir dir;
+  std::vector<uint16_t> stream = {1, 2, 3, 4, 5};
+  writeVector(dir.file("t.bin"), stream);
+  Manifest manifest = gptManifest(8, 2, 4);
+  Batch batch =
+      fill(*open(manifest, dir.file("t.bin"), DType::U16), manifest, 9);
+  EXPECT_EQ(batch.tokens, (std::vector<int32_t>{1, 2, 3, 4, 1, 2, 3, 4}));
+  EXPECT_EQ(batch.targets, (std::vector<int32_t>{2, 3, 4, 5, 2, 3, 4, 5}));
+}
+
+// Tests the file errors: each names the file and the problem.
+TEST(TokenFileTest, Errors) {
+  TempDir dir;
+  Manifest manifest = gptManifest(16, 2, 8);
+  std::string path = dir.file("t.bin");
+  auto error = [&](DType dtype) {
+    return failureOf([&] { open(manifest, path, dtype); });
+  };
+  EXPECT_EQ(error(DType::U16),
+            path + ": cannot open: No such file or directory");
+  writeBytes(path, "abc", 3);
+  EXPECT_EQ(error(DType::U16), path + ": size 3 bytes is not a multiple of 2 "
+                                      "(u16 tokens; see --data-dtype)");
+  writeVector(path, std::vector<uint16_t>(5, 1));
+  EXPECT_EQ(error(DType::U32), path + ": size 10 bytes is not a multiple of 4 "
+                                      "(u32 tokens; see --data-dtype)");
+  writeVector(path, std::vector<uint16_t>(6, 1));
+  EXPECT_EQ(error(DType::U16),
+            path + ": 6 tokens, fewer than the 9 (T + 1) one batch row needs");
+  std::vector<uint16_t> stream(40, 3);
+  stream[17] = 16;
+  stream[30] = 16;
+  writeVector(path, stream);
+  EXPECT_EQ(error(DType::U16),
+            path + ": token 16 at index 17 is not below the vocabulary size "
+                   "16 (param 'wte')");
+  writeVector(path, std::vector<uint32_t>(40, 0x80000000u));
+  Manifest noVocab =
+      makeManifest({}, {{"tokens", "i32", {2, 8}}, {"targets", "i32", {2, 8}}});
+  EXPECT_EQ(failureOf([&] { open(noVocab, path, DType::U32); }),
+            path + ": token 2147483648 at index 0 does not fit batch 'tokens' "
+                   "(i32)");
+  EXPECT_EQ(failureOf([&] {
+              open(makeManifest({}, {{"x", "f32", {2, 3}}}), path, DType::U32);
+            }),
+            path + ": a token file feeds a step whose batch arguments are "
+                   "tokens and targets, integer [B, T]; this step has: x f32 "
+                   "[2, 3]");
+  EXPECT_EQ(failureOf([&] { open(manifest, dir.path, DType::U16); }),
+            dir.path + ": cannot read: is a directory");
+}

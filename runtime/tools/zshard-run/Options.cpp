@@ -1,0 +1,168 @@
+//===- Options.cpp - zshard-run command line ------------------------------===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+using namespace zshard;
+using namespace zshard::run;
+
+namespace {
+
+[[noreturn]] void usage(const std::string &message) {
+  throw UsageError(message);
+}
+
+int64_t parseInt(const std::string &option, const std::string &text,
+                 int64_t minimum) {
+  errno = 0;
+  char *end = nullptr;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || text[0] == ' ' ||
+      value < minimum)
+    usage(option + " wants an integer >= " + std::to_string(minimum) +
+          ", got '" + text + "'");
+  return value;
+}
+
+uint64_t parseUnsigned(const std::string &option, const std::string &text) {
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || text[0] == '-' ||
+      text[0] == ' ' || text[0] == '+')
+    usage(option + " wants a non-negative integer, got '" + text + "'");
+  return value;
+}
+
+double parseFloat(const std::string &option, const std::string &text) {
+  errno = 0;
+  char *end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE ||
+      !std::isfinite(value) || text[0] == ' ')
+    usage(option + " wants a finite number, got '" + text + "'");
+  return value;
+}
+
+} // namespace
+
+const char *zshard::run::usageLine() {
+  return "usage: zshard-run ARTIFACT.zsa [--steps N] [--lr F] [--seed N] "
+         "[--data FILE [--data-dtype u16|u32]] [--batch-file F.safetensors] "
+         "[--init-from F.safetensors | --resume F.safetensors] "
+         "[--save F.safetensors] [--log-json FILE] [--threads N] [--quiet]";
+}
+
+const char *zshard::run::helpText() {
+  return R"(zshard-run: load a compiled zshard artifact and train with it.
+
+usage: zshard-run ARTIFACT.zsa [options]
+
+  --steps N            steps to run (default 10); after --resume, N more
+  --lr F               the 'lr' hyper-parameter (default 0.001)
+  --seed N             seed of the initialisation and of the data (default 0)
+  --data FILE          token file (flat little-endian u16 or u32) for a GPT step
+  --data-dtype T       u16 (default, as nanoGPT's train.bin) or u32
+  --batch-file F       safetensors with the batch by argument name, optionally
+                       with a leading step axis [S, ...], entry (s-1) mod S
+  --init-from F        parameters (and optionally optimizer state) to start from
+  --resume F           a checkpoint written by --save: continue after its step
+  --save F             write parameters, optimizer state and the step at the end
+  --log-json FILE      one JSON object per step: {"step", "loss", "ms"}
+  --threads N          OpenBLAS threads (default 1)
+  --quiet              no per-step lines; only the final JSON summary
+  --help, --version
+
+Without --data or --batch-file, GPT and MLP steps train on built-in synthetic
+data that they can learn. Errors print one line and exit with status 2.
+)";
+}
+
+RunOptions zshard::run::parseOptions(int argc, char **argv) {
+  RunOptions options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      options.help = true;
+      return options;
+    }
+    if (arg == "--version") {
+      options.version = true;
+      return options;
+    }
+    if (arg == "--quiet") {
+      options.quiet = true;
+      continue;
+    }
+    if (arg.size() < 2 || arg.compare(0, 2, "--") != 0) {
+      if (!options.artifact.empty())
+        usage("unexpected argument '" + arg + "' (the artifact is '" +
+              options.artifact + "')");
+      options.artifact = arg;
+      continue;
+    }
+    // --name VALUE or --name=VALUE.
+    std::string name = arg, value;
+    size_t equals = arg.find('=');
+    if (equals != std::string::npos) {
+      name = arg.substr(0, equals);
+      value = arg.substr(equals + 1);
+    }
+    static const char *const valued[] = {
+        "--steps",      "--lr",         "--seed",      "--data",
+        "--data-dtype", "--batch-file", "--init-from", "--resume",
+        "--save",       "--log-json",   "--threads"};
+    bool known = false;
+    for (const char *option : valued)
+      known |= name == option;
+    if (!known)
+      usage("unknown option '" + name + "'");
+    if (equals == std::string::npos) {
+      if (i + 1 >= argc)
+        usage(name + " needs a value");
+      value = argv[++i];
+    }
+    if (name == "--steps")
+      options.steps = parseInt(name, value, 0);
+    else if (name == "--lr")
+      options.lr = parseFloat(name, value);
+    else if (name == "--seed")
+      options.seed = parseUnsigned(name, value);
+    else if (name == "--threads")
+      options.threads = int(std::min<int64_t>(parseInt(name, value, 1), 1024));
+    else if (name == "--data-dtype") {
+      if (value == "u16")
+        options.dataDType = rt::DType::U16;
+      else if (value == "u32")
+        options.dataDType = rt::DType::U32;
+      else
+        usage("--data-dtype wants u16 or u32, got '" + value + "'");
+    } else {
+      if (value.empty())
+        usage(name + " needs a file name");
+      std::string &target = name == "--data"         ? options.data
+                            : name == "--batch-file" ? options.batchFile
+                            : name == "--init-from"  ? options.initFrom
+                            : name == "--resume"     ? options.resume
+                            : name == "--save"       ? options.save
+                                                     : options.logJson;
+      target = value;
+    }
+  }
+  if (options.artifact.empty())
+    usage("no artifact given");
+  if (!options.data.empty() && !options.batchFile.empty())
+    usage("--data and --batch-file exclude each other");
+  if (!options.initFrom.empty() && !options.resume.empty())
+    usage("--init-from and --resume exclude each other");
+  return options;
+}

@@ -1,0 +1,55 @@
+//===- Options.h - zshard-run command line ----------------------*- C++ -*-===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_RUNTIME_TOOLS_ZSHARD_RUN_OPTIONS_H
+#define ZSHARD_RUNTIME_TOOLS_ZSHARD_RUN_OPTIONS_H
+
+#include "core/DType.h"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace zshard::run {
+
+/// Everything the command line says.
+struct RunOptions {
+  std::string artifact;
+  int64_t steps = 10;
+  double lr = 1e-3;
+  uint64_t seed = 0;
+  std::string data;
+  rt::DType dataDType = rt::DType::U16;
+  std::string batchFile;
+  std::string initFrom;
+  std::string resume;
+  std::string save;
+  std::string logJson;
+  int threads = 1;
+  bool quiet = false;
+  bool help = false;
+  bool version = false;
+};
+
+/// A command line that cannot be run; the message says why.
+class UsageError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Parses argv. Throws UsageError for unknown options, missing or malformed
+/// values, or options that exclude each other.
+RunOptions parseOptions(int argc, char **argv);
+
+/// The one-line usage.
+const char *usageLine();
+
+/// The full --help text.
+const char *helpText();
+
+} // namespace zshard::run
+
+#endif // ZSHARD_RUNTIME_TOOLS_ZSHARD_RUN_OPTIONS_H

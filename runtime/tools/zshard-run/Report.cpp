@@ -1,0 +1,141 @@
+//===- Report.cpp - What zshard-run prints --------------------------------===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Report.h"
+
+#include "core/Failure.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+#include <unistd.h>
+
+using namespace zshard;
+using namespace zshard::run;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+/// A float for JSON: null when not finite (JSON has no NaN).
+Json number(double value) {
+  return std::isfinite(value) ? Json(value) : Json(nullptr);
+}
+
+std::string formatBytes(uint64_t bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = double(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), unit ? "%.1f %s" : "%.0f %s", value,
+                units[unit]);
+  return text;
+}
+
+} // namespace
+
+Progress::Progress(bool quiet, Throughput throughput, int64_t lastStep)
+    : quiet(quiet), live(!quiet && isatty(STDOUT_FILENO)),
+      throughput(std::move(throughput)), lastStep(lastStep) {}
+
+std::string Progress::line(const StepRecord &record) const {
+  double rate = record.seconds > 0 ? throughput.perStep / record.seconds : 0;
+  char text[160];
+  std::snprintf(text, sizeof(text), "step %lld/%lld  loss %.6f  %s %.0f",
+                static_cast<long long>(record.step),
+                static_cast<long long>(lastStep), record.loss,
+                throughput.unit.c_str(), rate);
+  return text;
+}
+
+void Progress::step(const StepRecord &record) {
+  if (quiet)
+    return;
+  if (!live) {
+    std::printf("%s\n", line(record).c_str());
+    std::fflush(stdout);
+    return;
+  }
+  auto now = std::chrono::steady_clock::now();
+  bool last = record.step == lastStep;
+  if (!last && pending && now - lastDraw < std::chrono::milliseconds(100))
+    return;
+  std::printf("\r%-72s", line(record).c_str());
+  std::fflush(stdout);
+  pending = true;
+  lastDraw = now;
+}
+
+void Progress::finish(const RunSummary &summary) {
+  if (!live)
+    return;
+  if (pending)
+    std::printf("\n");
+  double meanMs =
+      summary.steps ? 1e3 * summary.stepSeconds / double(summary.steps) : 0;
+  double sgemmShare =
+      summary.stepSeconds > 0 ? summary.sgemmSeconds / summary.stepSeconds : 0;
+  std::printf(
+      "done: %lld steps in %.2f s, final loss %s, mean step %.3f ms, "
+      "sgemm %.0f%% of step time, peak memory %s\n",
+      static_cast<long long>(summary.steps), summary.wallSeconds,
+      summary.finalLoss ? std::to_string(*summary.finalLoss).c_str() : "-",
+      meanMs, 100 * sgemmShare, formatBytes(summary.peakTotalBytes).c_str());
+  std::fflush(stdout);
+}
+
+StepLog::StepLog(const std::string &path) : path(path) {
+  file = std::fopen(path.c_str(), "w");
+  if (!file)
+    rt::fail(path + ": cannot write: " + std::strerror(errno));
+}
+
+StepLog::~StepLog() {
+  if (file)
+    std::fclose(file);
+}
+
+void StepLog::write(const StepRecord &record) {
+  Json object = {{"step", record.step},
+                 {"loss", number(record.loss)},
+                 {"ms", record.seconds * 1e3}};
+  std::string text = object.dump() + "\n";
+  if (std::fwrite(text.data(), 1, text.size(), file) != text.size() ||
+      std::fflush(file) != 0)
+    rt::fail(path + ": cannot write: " + std::strerror(errno));
+}
+
+std::string zshard::run::summaryJson(const RunSummary &summary) {
+  Json peaks = Json::object();
+  for (int c = 0; c < ZSHARD_RT_MEM_NUM_CATEGORIES; ++c)
+    peaks[zshard_rt_mem_category_name(static_cast<zshard_rt_mem_category>(c))] =
+        summary.peakBytes[size_t(c)];
+  peaks["total"] = summary.peakTotalBytes;
+  double meanMs =
+      summary.steps ? 1e3 * summary.stepSeconds / double(summary.steps) : 0;
+  Json object = {
+      {"steps", summary.steps},
+      {"first_step", summary.firstStep},
+      {"last_step", summary.lastStep},
+      {"final_loss",
+       summary.finalLoss ? number(*summary.finalLoss) : Json(nullptr)},
+      {"mean_step_ms", meanMs},
+      {"sgemm_fraction", summary.stepSeconds > 0
+                             ? summary.sgemmSeconds / summary.stepSeconds
+                             : 0.0},
+      {"sgemm_gflops", summary.sgemmSeconds > 0
+                           ? summary.sgemmFlops / summary.sgemmSeconds / 1e9
+                           : 0.0},
+      {"wall_s", summary.wallSeconds},
+      {"peak_bytes", peaks}};
+  return object.dump();
+}

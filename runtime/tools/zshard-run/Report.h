@@ -1,0 +1,99 @@
+//===- Report.h - What zshard-run prints ------------------------*- C++ -*-===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Per-step lines ("step 3/300  loss 2.718282  tok/s 12345"): on a terminal
+/// one live line rewritten in place (at most ten times a second) and a human
+/// summary at the end; otherwise one plain line per step. Always, last, one
+/// line of JSON with the run's figures. --log-json writes one JSON object per
+/// step to a file.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_RUNTIME_TOOLS_ZSHARD_RUN_REPORT_H
+#define ZSHARD_RUNTIME_TOOLS_ZSHARD_RUN_REPORT_H
+
+#include "zshard/runtime/zshard_rt.h"
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+namespace zshard::run {
+
+/// One step as measured.
+struct StepRecord {
+  int64_t step = 0;
+  double loss = 0;
+  double seconds = 0; ///< The step call alone.
+};
+
+/// The whole run.
+struct RunSummary {
+  int64_t steps = 0;
+  int64_t firstStep = 0;
+  int64_t lastStep = 0;
+  std::optional<double> finalLoss;
+  double stepSeconds = 0;  ///< Sum over steps.
+  double sgemmSeconds = 0; ///< Of which in zshard_rt_step_sgemm.
+  double sgemmFlops = 0;
+  double wallSeconds = 0; ///< Everything, loading included.
+  std::array<uint64_t, ZSHARD_RT_MEM_NUM_CATEGORIES> peakBytes{};
+  uint64_t peakTotalBytes = 0;
+};
+
+/// Throughput: "tok/s" with B*T tokens per step, "samples/s" with B, or
+/// "steps/s".
+struct Throughput {
+  std::string unit = "steps/s";
+  double perStep = 1;
+};
+
+/// The per-step lines and the human summary on stdout.
+class Progress {
+public:
+  Progress(bool quiet, Throughput throughput, int64_t lastStep);
+  void step(const StepRecord &record);
+  /// Ends the live line and, on a terminal, prints the human summary.
+  void finish(const RunSummary &summary);
+
+private:
+  std::string line(const StepRecord &record) const;
+
+  bool quiet;
+  bool live;
+  Throughput throughput;
+  int64_t lastStep;
+  bool pending = false;
+  std::chrono::steady_clock::time_point lastDraw;
+};
+
+/// --log-json: one JSON object per line, {"step":3,"loss":2.71,"ms":1.2}.
+class StepLog {
+public:
+  /// Opens \p path for writing; throws a Failure naming it.
+  explicit StepLog(const std::string &path);
+  ~StepLog();
+  StepLog(const StepLog &) = delete;
+  StepLog &operator=(const StepLog &) = delete;
+  void write(const StepRecord &record);
+
+private:
+  std::string path;
+  std::FILE *file = nullptr;
+};
+
+/// The final JSON line: {"steps":N,"first_step":..,"last_step":..,
+/// "final_loss":..,"mean_step_ms":..,"sgemm_fraction":..,"sgemm_gflops":..,
+/// "wall_s":..,"peak_bytes":{<category>:..,...,"total":..}}.
+std::string summaryJson(const RunSummary &summary);
+
+} // namespace zshard::run
+
+#endif // ZSHARD_RUNTIME_TOOLS_ZSHARD_RUN_REPORT_H
