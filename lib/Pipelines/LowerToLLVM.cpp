@@ -37,7 +37,9 @@ void zshard::buildLowerToLLVMPipeline(OpPassManager &pm,
   if (options.tagAllocations)
     pm.addPass(zshard::createAnnotatePhases());
   if (options.fuseElementwise)
-    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(zshard::createFuseElementwise());
+  if (options.approximateMath)
+    pm.addPass(zshard::createApproximateMath());
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

@@ -80,4 +80,20 @@ def TagAllocations : Pass<"zshard-tag-allocations", "::mlir::ModuleOp"> {
   ];
 }
 
+def ApproximateMath : Pass<"zshard-approximate-math", "::mlir::ModuleOp"> {
+  let summary = "Replace libm calls by vectorisable polynomial approximations";
+  let description = [{
+    Rewrites f32 `math.tanh`, `math.exp`, `math.expm1`, `math.log`,
+    `math.log1p`, `math.erf` and friends into MLIR's polynomial
+    approximations (arith ops, a few ULP of error), so the loops holding them
+    vectorise instead of calling libm per element. GELU's tanh and softmax's
+    exp dominate the non-matmul time of a GPT step without it. The e2e tests
+    against the NumPy reference bound the resulting error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::x86vector::X86VectorDialect"];
+}
+
 #endif // ZSHARD_CONVERSION_PASSES_TD

@@ -31,6 +31,11 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
       llvm::cl::desc("Turn f32 matrix products into runtime sgemm calls "
                      "(BLAS) instead of loops"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("Polynomial approximations instead of libm calls for "
+                     "tanh, exp, log, erf, ..."),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> tagAllocations{
       *this, "tag-allocations",
       llvm::cl::desc("Annotate phases and charge each allocation to a memory "

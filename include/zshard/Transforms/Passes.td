@@ -113,4 +113,17 @@ def FormUnits : Pass<"zshard-form-units", "::mlir::ModuleOp"> {
   ];
 }
 
+def FuseElementwise : Pass<"zshard-fuse-elementwise", "::mlir::ModuleOp"> {
+  let summary = "Fuse elementwise producers into linalg.generic consumers";
+  let description = [{
+    Upstream elementwise fusion with one rule added: the consumer must
+    already be a `linalg.generic`. Upstream fuses into named ops too and
+    turns a `linalg.batch_matmul` fed by a transpose into a generic
+    contraction, which then becomes scalar loops instead of a BLAS call;
+    here matrix products stay named so `--zshard-matmul-to-runtime` can take
+    them.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // ZSHARD_TRANSFORMS_PASSES_TD
