@@ -13,6 +13,8 @@
 
 #include "zshard/Conversion/Passes.h"
 
+#include "RuntimeCalls.h"
+
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -122,41 +124,14 @@ FailureOr<std::pair<bool, bool>> classifyMaps(linalg::LinalgOp op,
   return std::make_pair(transA, transB);
 }
 
-/// The address of the first element of `memref`, as an !llvm.ptr.
-Value getElementPointer(OpBuilder &builder, Location loc, Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  Value aligned =
-      memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, memref);
-  SmallVector<int64_t> strides;
-  int64_t staticOffset;
-  (void)type.getStridesAndOffset(strides, staticOffset);
-  Value offset;
-  if (ShapedType::isDynamic(staticOffset))
-    offset = memref::ExtractStridedMetadataOp::create(builder, loc, memref)
-                 .getOffset();
-  else
-    offset = arith::ConstantIndexOp::create(builder, loc, staticOffset);
-  Value four = arith::ConstantIndexOp::create(builder, loc, 4);
-  Value bytes = arith::MulIOp::create(builder, loc, offset, four);
-  Value address = arith::AddIOp::create(builder, loc, aligned, bytes);
-  Value asInt = arith::IndexCastOp::create(builder, loc,
-                                           builder.getI64Type(), address);
-  return LLVM::IntToPtrOp::create(
-      builder, loc, LLVM::LLVMPointerType::get(builder.getContext()), asInt);
-}
-
 func::FuncOp getOrDeclareSgemm(ModuleOp module) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(kSgemm))
-    return existing;
-  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-  Type i32 = builder.getI32Type(), i64 = builder.getI64Type();
-  Type ptr = LLVM::LLVMPointerType::get(builder.getContext());
+  Builder b(module.getContext());
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   SmallVector<Type> inputs = {i32, i32, i64, i64, i64, i64, ptr, i64,
                               i64, ptr, i64, i64, ptr, i64, i64};
-  auto func = func::FuncOp::create(builder, module.getLoc(), kSgemm,
-                                   builder.getFunctionType(inputs, {}));
-  func.setPrivate();
-  return func;
+  return mlir::zshard::getOrDeclareRuntimeFunction(module, kSgemm,
+                                             b.getFunctionType(inputs, {}));
 }
 
 struct MatmulToRuntimePass
@@ -209,13 +184,13 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op,
       i64(m),
       i64(n),
       i64(k),
-      getElementPointer(builder, loc, a),
+      mlir::zshard::getElementPointer(builder, loc, a),
       i64(opA->leadingDim),
       i64(opA->batchStride),
-      getElementPointer(builder, loc, b),
+      mlir::zshard::getElementPointer(builder, loc, b),
       i64(opB->leadingDim),
       i64(opB->batchStride),
-      getElementPointer(builder, loc, c),
+      mlir::zshard::getElementPointer(builder, loc, c),
       i64(opC->leadingDim),
       i64(opC->batchStride)};
   func::CallOp::create(builder, loc,

@@ -14,6 +14,8 @@
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Conversion/Passes.h"
 
+#include "RuntimeCalls.h"
+
 #include "mlir/IR/Builders.h"
 
 namespace mlir {
@@ -67,14 +69,9 @@ struct TagAllocationsPass
     module.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
     if (allocs.empty())
       return;
-    OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
-    auto callee = module.lookupSymbol<func::FuncOp>(kSetCategory);
-    if (!callee) {
-      callee = func::FuncOp::create(
-          top, module.getLoc(), kSetCategory,
-          top.getFunctionType({top.getI32Type()}, {}));
-      callee.setPrivate();
-    }
+    Builder b(&getContext());
+    func::FuncOp callee = getOrDeclareRuntimeFunction(
+        module, kSetCategory, b.getFunctionType({b.getI32Type()}, {}));
     for (memref::AllocOp alloc : allocs) {
       Block *body = &alloc->getParentOfType<func::FuncOp>().front();
       Category category = categorize(alloc, body);

@@ -36,6 +36,9 @@ void zshard::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   if (options.tagAllocations)
     pm.addPass(zshard::createAnnotatePhases());
+  // Collectives over one rank have folded away above; the rest call the
+  // runtime.
+  pm.addPass(zshard::createCollectivesToRuntime());
   if (options.fuseElementwise)
     pm.addPass(zshard::createFuseElementwise());
   if (options.approximateMath)

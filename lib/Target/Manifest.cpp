@@ -6,6 +6,7 @@
 
 #include "zshard/Target/Artifact.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
@@ -98,6 +99,16 @@ llvm::json::Object zshard::buildManifest(const StepContract &contract,
       entry["name"] = result.name;
     results.push_back(std::move(entry));
   }
+  // The device grid, when the step is sharded: the runtime builds it and the
+  // collectives name its axes. A dynamic size is -1 (taken from the launch).
+  llvm::json::Value grid = nullptr;
+  for (auto gridOp : module.getOps<shard::GridOp>()) {
+    llvm::json::Array shape;
+    for (int64_t dim : gridOp.getShape())
+      shape.push_back(ShapedType::isDynamic(dim) ? int64_t(-1) : dim);
+    grid = llvm::json::Object{{"name", gridOp.getSymName()},
+                              {"shape", std::move(shape)}};
+  }
   llvm::json::Object moduleAttrs;
   for (NamedAttribute attr : module->getAttrs())
     if (auto text = dyn_cast<StringAttr>(attr.getValue()))
@@ -108,6 +119,7 @@ llvm::json::Object zshard::buildManifest(const StepContract &contract,
                             {"entry", "zshard_step"},
                             {"signature", getSignatureHash(contract)},
                             {"ranks", 1},
+                            {"grid", std::move(grid)},
                             {"module", std::move(moduleAttrs)},
                             {"arguments", std::move(arguments)},
                             {"results", std::move(results)},

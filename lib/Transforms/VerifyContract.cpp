@@ -30,10 +30,11 @@ using namespace mlir::zshard;
 
 namespace {
 
-/// The dialects a step may use.
+/// The dialects a step may use: the contract's, and zshard once the step is
+/// sharded.
 bool isContractDialect(StringRef ns) {
   static const llvm::StringSet<> allowed = {"func", "linalg", "tensor",
-                                            "arith", "math"};
+                                            "arith", "math", "zshard"};
   return allowed.contains(ns);
 }
 
@@ -63,7 +64,7 @@ LogicalResult VerifyContractPass::verifyBody(func::FuncOp step) {
     if (!isContractDialect(ns)) {
       op->emitError() << "op '" << op->getName()
                       << "' is outside the contract's dialects (func, "
-                         "linalg, tensor, arith, math)";
+                         "linalg, tensor, arith, math; zshard once sharded)";
       ok = false;
     }
   });

@@ -96,4 +96,40 @@ def ApproximateMath : Pass<"zshard-approximate-math", "::mlir::ModuleOp"> {
                            "::mlir::x86vector::X86VectorDialect"];
 }
 
+def CollectivesToRuntime
+    : Pass<"zshard-collectives-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Turn zshard collectives into calls of the runtime";
+  let description = [{
+    Runs on tensors, before bufferization. Each collective becomes a call of
+    the runtime's `zshard_rt_step_*` entry on buffers: its input through
+    `bufferization.to_buffer` (read only), its result a fresh `memref.alloc`
+    that `bufferization.to_tensor` hands back, so one-shot bufferization
+    folds both away. The group is the grid-axes mask of the op, the element
+    type and reduction become the runtime's codes (f32 0, bf16 1, f16 2,
+    i32 3; sum 0, avg 1, max 2). An async start becomes the `_start` call
+    returning a handle and its `zshard.wait` the `zshard_rt_step_wait` call,
+    after which the result is read. `zshard.release` is dropped (buffer
+    deallocation frees the gathered buffer after its last use); `zshard.unit`
+    and `shard.grid` are erased once nothing refers to them, the manifest
+    having recorded them.
+
+    Before:
+    ```mlir
+    %full = zshard.all_gather %shard on @world[0] : tensor<2xf32> -> tensor<8xf32>
+    ```
+    After:
+    ```mlir
+    %src = bufferization.to_buffer %shard read_only : tensor<2xf32> to memref<2xf32>
+    %dst = memref.alloc() : memref<8xf32>
+    call @zshard_rt_step_all_gather(%c1_i64, %psrc, %pdst, %c2_i64, %c0_i32)
+    %full = bufferization.to_tensor %dst restrict writable : memref<8xf32> to tensor<8xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // ZSHARD_CONVERSION_PASSES_TD
