@@ -211,70 +211,46 @@ OwningOpRef<ModuleOp> zshard::gen::buildGptStep(MLIRContext &ctx,
   for (int64_t i = cfg.layers - 1; i >= 0; --i) {
     const BlockParams &p = blocks[i];
     const BlockCache &c = caches[i];
+    // Backward of `path`'s y = x @ W + b: stores W's and b's gradients and
+    // returns dx.
+    auto linearGrad = [&](StringRef path, Value dy, Value x, auto w, auto b) {
+      Scope s(sb, blockPath(i, path));
+      LinearGrads g = linearBackward(sb, dy, x, P(w), true, true);
+      grads[w] = g.dw;
+      grads[b] = g.db;
+      return g.dx;
+    };
+    // Backward of `path`'s LayerNorm: stores its gradients and returns dx.
+    auto layerNormGrad = [&](StringRef path, Value dy, auto w, auto b,
+                             const auto &cache) {
+      Scope s(sb, blockPath(i, path));
+      LayerNormGrads g = layerNormBackward(sb, dy, P(w), cache);
+      grads[w] = g.dw;
+      grads[b] = g.db;
+      return g.dx;
+    };
     // x_out = x_mid + mlp(ln_2(x_mid))
-    Value dg;
-    {
-      Scope s(sb, blockPath(i, "mlp.c_proj"));
-      LinearGrads g = linearBackward(sb, dx, c.g, P(p.mprojW), true, true);
-      dg = g.dx;
-      grads[p.mprojW] = g.dw;
-      grads[p.mprojB] = g.db;
-    }
+    Value dg = linearGrad("mlp.c_proj", dx, c.g, p.mprojW, p.mprojB);
     Value df;
     {
       Scope s(sb, blockPath(i, "mlp"));
       df = geluBackward(sb, dg, c.f);
     }
-    Value dm;
-    {
-      Scope s(sb, blockPath(i, "mlp.c_fc"));
-      LinearGrads g = linearBackward(sb, df, c.m, P(p.fcW), true, true);
-      dm = g.dx;
-      grads[p.fcW] = g.dw;
-      grads[p.fcB] = g.db;
-    }
-    Value dmid;
-    {
-      Scope s(sb, blockPath(i, "ln_2"));
-      LayerNormGrads g = layerNormBackward(sb, dm, P(p.ln2w), c.ln2);
-      dmid = g.dx;
-      grads[p.ln2w] = g.dw;
-      grads[p.ln2b] = g.db;
-    }
+    Value dm = linearGrad("mlp.c_fc", df, c.m, p.fcW, p.fcB);
+    Value dmid = layerNormGrad("ln_2", dm, p.ln2w, p.ln2b, c.ln2);
     {
       Scope s(sb, blockPath(i, ""));
       dx = addTensors(sb, dx, dmid);
     }
     // x_mid = x_in + c_proj(attn(c_attn(ln_1(x_in))))
-    Value dO;
-    {
-      Scope s(sb, blockPath(i, "attn.c_proj"));
-      LinearGrads g = linearBackward(sb, dx, c.o, P(p.projW), true, true);
-      dO = g.dx;
-      grads[p.projW] = g.dw;
-      grads[p.projB] = g.db;
-    }
+    Value dO = linearGrad("attn.c_proj", dx, c.o, p.projW, p.projB);
     Value dqkv;
     {
       Scope s(sb, blockPath(i, "attn"));
       dqkv = attentionBackward(sb, dO, c.attn);
     }
-    Value da;
-    {
-      Scope s(sb, blockPath(i, "attn.c_attn"));
-      LinearGrads g = linearBackward(sb, dqkv, c.a, P(p.attnW), true, true);
-      da = g.dx;
-      grads[p.attnW] = g.dw;
-      grads[p.attnB] = g.db;
-    }
-    Value din;
-    {
-      Scope s(sb, blockPath(i, "ln_1"));
-      LayerNormGrads g = layerNormBackward(sb, da, P(p.ln1w), c.ln1);
-      din = g.dx;
-      grads[p.ln1w] = g.dw;
-      grads[p.ln1b] = g.db;
-    }
+    Value da = linearGrad("attn.c_attn", dqkv, c.a, p.attnW, p.attnB);
+    Value din = layerNormGrad("ln_1", da, p.ln1w, p.ln1b, c.ln1);
     {
       Scope s(sb, blockPath(i, ""));
       dx = addTensors(sb, dx, din);
