@@ -76,11 +76,40 @@ static void testDiscovery(void) {
         ((zshard_rt_build_features() & ZSHARD_RT_FEATURE_NCCL) != 0));
 }
 
+static void testCollectives(void) {
+  /* One thread rank, a {1, 1} grid: collectives over it are copies. */
+  zshard_rt_local_world *world = NULL;
+  zshard_rt_comm *comm = NULL;
+  zshard_rt_grid *grid = NULL;
+  const int64_t shape[2] = {1, 1};
+  float send[3] = {1.0f, 2.0f, 3.0f}, recv[3] = {0, 0, 0};
+  int32_t size = 0;
+  int64_t handle;
+  CHECK(zshard_rt_local_world_create(1, 10.0, 0.0, &world) == ZSHARD_RT_OK);
+  CHECK(zshard_rt_local_world_comm(world, 0, &comm) == ZSHARD_RT_OK);
+  CHECK(zshard_rt_comm_size(comm, &size) == ZSHARD_RT_OK && size == 1);
+  CHECK(zshard_rt_grid_create(comm, 2, shape, &grid) == ZSHARD_RT_OK);
+  zshard_rt_set_current_grid(grid);
+  CHECK(zshard_rt_step_grid_coord(1) == 0);
+  zshard_rt_step_all_reduce(3, send, recv, 3, ZSHARD_RT_COMM_F32,
+                            ZSHARD_RT_REDUCE_AVG);
+  CHECK(recv[0] == 1.0f && recv[2] == 3.0f);
+  handle =
+      zshard_rt_step_all_gather_start(1, send, recv, 3, ZSHARD_RT_COMM_I32);
+  CHECK(zshard_rt_step_pending_collectives() == 1);
+  zshard_rt_step_wait(handle);
+  CHECK(zshard_rt_step_pending_collectives() == 0);
+  zshard_rt_set_current_grid(NULL);
+  zshard_rt_grid_destroy(grid);
+  zshard_rt_local_world_destroy(world);
+}
+
 int main(void) {
   testVersion();
   testAccountingAndAlloc();
   testSgemm();
   testDiscovery();
+  testCollectives();
   if (failures)
     fprintf(stderr, "%d check(s) failed\n", failures);
   else

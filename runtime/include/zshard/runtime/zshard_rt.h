@@ -335,6 +335,172 @@ ZSHARD_RT_API zshard_rt_status zshard_rt_mpi_world(int *rank, int *size);
 /// nothing and succeeds.
 ZSHARD_RT_API zshard_rt_status zshard_rt_mpi_finalize(void);
 
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+//
+// Ranks talk through communicators: the local backend runs N ranks as threads
+// of one process (a local world), the MPI backend one rank per process. A
+// launcher builds a grid over a communicator (collectively, every rank the
+// same shape), makes it the current grid of each rank's thread, and compiled
+// steps then call the zshard_rt_step_* collectives below over groups of grid
+// axes. Reductions are deterministic: every element is reduced in rank order
+// 0..N-1 (in f32 for the float types), so results are bitwise equal on every
+// rank, in every run and on every backend. See docs/runtime.md, "Collectives".
+//
+
+/// Element type of a collective buffer (the dtype argument of the step
+/// collectives).
+typedef enum zshard_rt_comm_dtype {
+  ZSHARD_RT_COMM_F32 = 0,
+  ZSHARD_RT_COMM_BF16 = 1, ///< Reduced in f32, rounded to nearest even.
+  ZSHARD_RT_COMM_F16 = 2,  ///< Reduced in f32, rounded to nearest even.
+  ZSHARD_RT_COMM_I32 = 3   ///< sum (wrapping) and max only.
+} zshard_rt_comm_dtype;
+
+/// Reduction of a collective (the op argument of the step collectives).
+typedef enum zshard_rt_reduce_op {
+  ZSHARD_RT_REDUCE_SUM = 0,
+  ZSHARD_RT_REDUCE_AVG = 1, ///< Sum / group size in f32; not for i32.
+  ZSHARD_RT_REDUCE_MAX = 2  ///< Ties keep the lower rank's value; NaN wins.
+} zshard_rt_reduce_op;
+
+/// One rank's communicator.
+typedef struct zshard_rt_comm zshard_rt_comm;
+/// N ranks as threads of this process (the local backend).
+typedef struct zshard_rt_local_world zshard_rt_local_world;
+/// A device grid over a communicator and the groups along its axes.
+typedef struct zshard_rt_grid zshard_rt_grid;
+
+/// Creates a local world of \p ranks (>= 1) thread ranks in \p *out (NULL on
+/// failure). With \p link_gbps or \p link_latency_us above 0, every
+/// collective of the world (and of groups split from it) takes at least
+/// latency + bytes-on-the-wire / bandwidth, bytes counted as a ring algorithm
+/// sends them: an emulation of a network, for experiments.
+ZSHARD_RT_API zshard_rt_status zshard_rt_local_world_create(
+    int32_t ranks, double link_gbps, double link_latency_us,
+    zshard_rt_local_world **out);
+
+/// Destroys \p world (NULL is ignored) and its communicators. Grids built on
+/// them stay usable; no collective may be running on the world's own
+/// communicators.
+ZSHARD_RT_API void zshard_rt_local_world_destroy(zshard_rt_local_world *world);
+
+/// Writes rank \p rank's communicator of \p world to \p *out. It belongs to the
+/// world (do not destroy it) and is used by one thread at a time.
+ZSHARD_RT_API zshard_rt_status zshard_rt_local_world_comm(
+    zshard_rt_local_world *world, int32_t rank, zshard_rt_comm **out);
+
+/// Creates this process's communicator over (a duplicate of) MPI_COMM_WORLD
+/// in \p *out; collective over MPI_COMM_WORLD. MPI must be initialized with
+/// MPI_THREAD_MULTIPLE (zshard_rt_mpi_init() asks for it). Returns
+/// ZSHARD_RT_ERROR_UNAVAILABLE when built without MPI.
+ZSHARD_RT_API zshard_rt_status zshard_rt_mpi_comm_create(zshard_rt_comm **out);
+
+/// Destroys a communicator from zshard_rt_mpi_comm_create() (NULL is
+/// ignored). A local world's communicator is rejected with
+/// ZSHARD_RT_ERROR_INVALID_ARGUMENT: it belongs to its world.
+ZSHARD_RT_API zshard_rt_status zshard_rt_comm_destroy(zshard_rt_comm *comm);
+
+/// Writes this rank's rank in, and the size of, \p comm.
+ZSHARD_RT_API zshard_rt_status zshard_rt_comm_rank(const zshard_rt_comm *comm,
+                                                   int32_t *rank);
+ZSHARD_RT_API zshard_rt_status zshard_rt_comm_size(const zshard_rt_comm *comm,
+                                                   int32_t *size);
+
+/// Largest number of grid axes.
+#define ZSHARD_RT_GRID_MAX_AXES 6
+
+/// Builds a grid of \p shape (\p axes from 1 to ZSHARD_RT_GRID_MAX_AXES sizes,
+/// product the size of \p comm) over \p comm in \p *out (NULL on failure).
+/// Collective: every rank of \p comm calls it with the same shape (on the
+/// local backend, each rank's thread). Rank r sits at the row-major
+/// coordinates of r, the last axis varying fastest. The grid keeps groups of
+/// its own: \p comm may be destroyed before it.
+ZSHARD_RT_API zshard_rt_status zshard_rt_grid_create(zshard_rt_comm *comm,
+                                                     int32_t axes,
+                                                     const int64_t *shape,
+                                                     zshard_rt_grid **out);
+
+/// Waits for the collectives started on \p grid, then destroys it (NULL is
+/// ignored). On MPI every rank destroys its grid (MPI_Comm_free).
+ZSHARD_RT_API void zshard_rt_grid_destroy(zshard_rt_grid *grid);
+
+/// Sets the calling thread's current grid, the one the zshard_rt_step_*
+/// collectives use; NULL clears it. The launcher sets it on each rank's
+/// thread before running a step.
+ZSHARD_RT_API void zshard_rt_set_current_grid(zshard_rt_grid *grid);
+
+/// Returns the calling thread's current grid, or NULL.
+ZSHARD_RT_API zshard_rt_grid *zshard_rt_current_grid(void);
+
+//
+// Collectives of compiled steps. Like the other step entries they return
+// nothing and abort with one line "zshard runtime: fatal: <entry>: <problem>"
+// on misuse: no current grid, an axis or mask bit outside the grid, a bad
+// dtype or op (avg of i32), a negative count, NULL buffers, overlapping
+// buffers that are not in place, an unknown handle.
+//
+// axesMask: bit i set = grid axis i is in the group; the group is this rank
+// and the ranks that differ from it only in those axes, ordered row-major
+// over them (mask 0: this rank alone). Buffers are dense, count elements of
+// dtype:
+//  - all_gather: send countPerRank, recv groupSize * countPerRank elements,
+//    group rank j's at [j * countPerRank, ...). In place: send == recv +
+//    groupRank * countPerRank elements.
+//  - reduce_scatter: send groupSize * countPerRank, recv countPerRank: group
+//    rank r gets elements [r * countPerRank, (r+1) * countPerRank) of the
+//    reduction. In place: send == recv.
+//  - all_reduce: send and recv count elements. In place: send == recv.
+// Buffers the runtime allocates for a collective are charged to
+// ZSHARD_RT_MEM_COMMUNICATION of the calling thread's current memory context.
+//
+
+/// This rank's coordinate on \p axis of the current grid.
+ZSHARD_RT_API int64_t zshard_rt_step_grid_coord(int32_t axis);
+
+/// The size of \p axis of the current grid.
+ZSHARD_RT_API int64_t zshard_rt_step_grid_size(int32_t axis);
+
+ZSHARD_RT_API void zshard_rt_step_all_gather(int64_t axesMask, const void *send,
+                                             void *recv, int64_t countPerRank,
+                                             int32_t dtype);
+ZSHARD_RT_API void zshard_rt_step_reduce_scatter(int64_t axesMask,
+                                                 const void *send, void *recv,
+                                                 int64_t countPerRank,
+                                                 int32_t dtype, int32_t op);
+ZSHARD_RT_API void zshard_rt_step_all_reduce(int64_t axesMask, const void *send,
+                                             void *recv, int64_t count,
+                                             int32_t dtype, int32_t op);
+
+/// Asynchronous forms: start the collective and return a handle (> 0) at once;
+/// the transfer proceeds on the group's progress thread while the step
+/// computes. The buffers belong to the collective until
+/// zshard_rt_step_wait() of the handle returns. Handles belong to the calling
+/// thread; collectives of one group run in the order they were started, and
+/// a blocking collective on a group first waits for the group's started ones.
+ZSHARD_RT_API int64_t zshard_rt_step_all_gather_start(int64_t axesMask,
+                                                      const void *send,
+                                                      void *recv,
+                                                      int64_t countPerRank,
+                                                      int32_t dtype);
+ZSHARD_RT_API int64_t zshard_rt_step_reduce_scatter_start(
+    int64_t axesMask, const void *send, void *recv, int64_t countPerRank,
+    int32_t dtype, int32_t op);
+ZSHARD_RT_API int64_t zshard_rt_step_all_reduce_start(int64_t axesMask,
+                                                      const void *send,
+                                                      void *recv, int64_t count,
+                                                      int32_t dtype,
+                                                      int32_t op);
+
+/// Blocks until the collective of \p handle has finished; the handle is then
+/// spent. Aborts for a handle this thread has no pending collective for.
+ZSHARD_RT_API void zshard_rt_step_wait(int64_t handle);
+
+/// Number of the calling thread's started collectives not yet waited for (a
+/// launcher checks it is 0 after each step).
+ZSHARD_RT_API int64_t zshard_rt_step_pending_collectives(void);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

@@ -38,3 +38,10 @@ extern "C" zshard_rt_status zshard_rt_mpi_world(int *rank, int *size) {
 extern "C" zshard_rt_status zshard_rt_mpi_finalize(void) {
   return notBuilt("zshard_rt_mpi_finalize");
 }
+
+extern "C" zshard_rt_status zshard_rt_mpi_comm_create(zshard_rt_comm **out) {
+  if (!out)
+    return nullArgument("zshard_rt_mpi_comm_create", "out");
+  *out = nullptr;
+  return notBuilt("zshard_rt_mpi_comm_create");
+}

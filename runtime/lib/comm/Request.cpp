@@ -1,0 +1,61 @@
+//===- Request.cpp - Completion of an asynchronous collective -------------===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Request.h"
+
+#include <utility>
+
+using namespace zshard::rt;
+
+void RequestState::complete(std::exception_ptr failure) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    finished = true;
+    error = std::move(failure);
+  }
+  finishedCv.notify_all();
+}
+
+void RequestState::wait() {
+  std::unique_lock<std::mutex> lock(mutex);
+  finishedCv.wait(lock, [this] { return finished; });
+  if (error)
+    std::rethrow_exception(error);
+}
+
+bool RequestState::done() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return finished;
+}
+
+Request::Request(std::shared_ptr<RequestState> state)
+    : state(std::move(state)) {}
+
+Request &Request::operator=(Request &&other) noexcept {
+  if (this != &other) {
+    waitQuietly();
+    state = std::move(other.state);
+  }
+  return *this;
+}
+
+Request::~Request() { waitQuietly(); }
+
+void Request::wait() {
+  if (!state)
+    return;
+  std::shared_ptr<RequestState> pending = std::move(state);
+  pending->wait();
+}
+
+bool Request::done() const { return !state || state->done(); }
+
+void Request::waitQuietly() noexcept {
+  try {
+    wait();
+  } catch (...) {
+  }
+}
