@@ -74,7 +74,8 @@ LogicalResult PhaseAnalysis::run() {
   llvm::SmallDenseSet<unsigned> stateArgs;
   for (unsigned i = 0, e = step.getNumArguments(); i < e; ++i)
     if (auto role = step.getArgAttrOfType<StringAttr>(i, contract::kRole))
-      if (role.getValue() == "opt_state" || role.getValue() == "hyper")
+      if (role.getValue() == "opt_state" ||
+          role.getValue() == "opt_state_shard" || role.getValue() == "hyper")
         stateArgs.insert(i);
 
   llvm::DenseMap<Operation *, SmallVector<Value>> inputs;

@@ -25,6 +25,10 @@ StringRef zshard::stringifyArgRole(ArgRole role) {
     return "batch";
   case ArgRole::Hyper:
     return "hyper";
+  case ArgRole::ParamShard:
+    return "param_shard";
+  case ArgRole::OptStateShard:
+    return "opt_state_shard";
   }
   llvm_unreachable("unknown argument role");
 }
@@ -37,6 +41,10 @@ StringRef zshard::stringifyResultRole(ResultRole role) {
     return "param_out";
   case ResultRole::OptStateOut:
     return "opt_state_out";
+  case ResultRole::ParamShardOut:
+    return "param_shard_out";
+  case ResultRole::OptStateShardOut:
+    return "opt_state_shard_out";
   }
   llvm_unreachable("unknown result role");
 }
@@ -245,6 +253,10 @@ LogicalResult StepContract::readArguments(bool emit) {
       info.role = ArgRole::Batch;
     else if (*role == "hyper")
       info.role = ArgRole::Hyper;
+    else if (*role == "param_shard")
+      info.role = ArgRole::ParamShard;
+    else if (*role == "opt_state_shard")
+      info.role = ArgRole::OptStateShard;
     else {
       error(label + " has unknown zshard.role '" + *role +
             "'; expected param, opt_state, batch or hyper");
@@ -269,6 +281,13 @@ LogicalResult StepContract::readArguments(bool emit) {
       continue;
     }
 
+    if (info.role == ArgRole::ParamShard ||
+        info.role == ArgRole::OptStateShard) {
+      if (failed(readShard(info, attrs, label, emit)))
+        ok = false;
+      arguments.push_back(std::move(info));
+      continue;
+    }
     if (info.role == ArgRole::Param || info.role == ArgRole::OptState) {
       if (!isa<FloatType>(type.getElementType()))
         error(label + " must have a floating-point element type");
@@ -324,6 +343,40 @@ LogicalResult StepContract::readArguments(bool emit) {
   return success(ok);
 }
 
+LogicalResult StepContract::readShard(StepArgument &info, DictionaryAttr attrs,
+                                      StringRef label, bool emit) {
+  auto error = [&](const Twine &message) {
+    if (emit)
+      step.emitError(message);
+    return failure();
+  };
+  auto unit =
+      attrs ? dyn_cast_or_null<FlatSymbolRefAttr>(attrs.get(contract::kUnit))
+            : FlatSymbolRefAttr();
+  if (!unit)
+    return error(label + " needs a zshard.unit naming its unit");
+  info.unit = unit.getValue().str();
+  if (info.role == ArgRole::OptStateShard) {
+    std::optional<StringRef> slot = getString(attrs, contract::kSlot);
+    if (!slot)
+      return error(label + " needs a zshard.slot");
+    info.slot = slot->str();
+  }
+  auto inits = dyn_cast_or_null<ArrayAttr>(attrs.get(contract::kInits));
+  if (!inits)
+    return error(label + " needs zshard.inits, one init spec per member");
+  for (Attribute attr : inits) {
+    auto text = dyn_cast<StringAttr>(attr);
+    std::string why;
+    std::optional<InitSpec> spec =
+        text ? InitSpec::parse(text.getValue(), &why) : std::nullopt;
+    if (!spec)
+      return error(label + " has a bad member init spec: " + why);
+    info.memberInits.push_back(*spec);
+  }
+  return success();
+}
+
 LogicalResult StepContract::readResults(bool emit) {
   bool ok = true;
   auto error = [&](const Twine &message) {
@@ -374,6 +427,12 @@ LogicalResult StepContract::readResults(bool emit) {
     } else if (*role == "opt_state_out") {
       info.role = ResultRole::OptStateOut;
       source = ArgRole::OptState;
+    } else if (*role == "param_shard_out") {
+      info.role = ResultRole::ParamShardOut;
+      source = ArgRole::ParamShard;
+    } else if (*role == "opt_state_shard_out") {
+      info.role = ResultRole::OptStateShardOut;
+      source = ArgRole::OptStateShard;
     } else {
       error(label + " has unknown zshard.role '" + *role +
             "'; expected loss, param_out or opt_state_out");
@@ -403,9 +462,10 @@ LogicalResult StepContract::readResults(bool emit) {
                           label, info.name, type, argument->index,
                           argument->type)
                 .str());
+    bool isParamLike =
+        source == ArgRole::Param || source == ArgRole::ParamShard;
     auto [it, inserted] =
-        updated[source == ArgRole::Param ? 0 : 1].try_emplace(info.name,
-                                                              index);
+        updated[isParamLike ? 0 : 1].try_emplace(info.name, index);
     if (!inserted) {
       error(llvm::formatv("'{0}' is updated by results #{1} and #{2}",
                           info.name, it->second, index)
@@ -418,13 +478,21 @@ LogicalResult StepContract::readResults(bool emit) {
   if (!lossIndex)
     error("the step has no loss result");
   for (const StepArgument &argument : arguments) {
-    if (argument.role != ArgRole::Param && argument.role != ArgRole::OptState)
+    bool isParam = argument.role == ArgRole::Param ||
+                   argument.role == ArgRole::ParamShard;
+    bool isState = argument.role == ArgRole::OptState ||
+                   argument.role == ArgRole::OptStateShard;
+    if (!isParam && !isState)
       continue;
-    bool isParam = argument.role == ArgRole::Param;
     if (!updated[isParam ? 0 : 1].count(argument.name))
       error(llvm::formatv("argument #{0} ('{1}') has no {2} result",
                           argument.index, argument.name,
-                          isParam ? "param_out" : "opt_state_out")
+                          argument.role == ArgRole::Param ? "param_out"
+                          : argument.role == ArgRole::OptState
+                              ? "opt_state_out"
+                          : argument.role == ArgRole::ParamShard
+                              ? "param_shard_out"
+                              : "opt_state_shard_out")
                 .str());
   }
   return success(ok);

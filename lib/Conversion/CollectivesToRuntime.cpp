@@ -16,6 +16,7 @@
 #include "RuntimeCalls.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir {
@@ -167,6 +168,34 @@ void CollectivesToRuntimePass::runOnOperation() {
     wait.getResult().replaceAllUsesWith(
         toTensor(builder, wait.getLoc(), resultType, buffer));
     wait.erase();
+    op->erase();
+  }
+  // The rank's coordinate: 0 on an axis of size 1, else asked of the runtime.
+  SmallVector<shard::ProcessMultiIndexOp> coords;
+  module.walk([&](shard::ProcessMultiIndexOp op) { coords.push_back(op); });
+  for (shard::ProcessMultiIndexOp op : coords) {
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+        op, op.getGridAttr());
+    SmallVector<Value> results;
+    for (int16_t axis : op.getAxes()) {
+      if (grid && grid.getShape()[axis] == 1) {
+        results.push_back(arith::ConstantIndexOp::create(builder, loc, 0));
+        continue;
+      }
+      Builder b(&getContext());
+      func::FuncOp coord = getOrDeclareRuntimeFunction(
+          module, "zshard_rt_step_grid_coord",
+          b.getFunctionType({b.getI32Type()}, {b.getI64Type()}));
+      Value axisValue =
+          arith::ConstantIntOp::create(builder, loc, b.getI32Type(), axis);
+      Value value =
+          func::CallOp::create(builder, loc, coord, axisValue).getResult(0);
+      results.push_back(arith::IndexCastOp::create(
+          builder, loc, builder.getIndexType(), value));
+    }
+    op->replaceAllUsesWith(results);
     op->erase();
   }
   module.walk([](ReleaseOp release) { release.erase(); });

@@ -7,6 +7,7 @@
 #include "zshard/Target/Artifact.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
@@ -65,6 +66,66 @@ std::string zshard::getSignatureHash(const StepContract &contract) {
   return hex;
 }
 
+template <typename Range>
+static llvm::json::Array toArray(Range &&values) {
+  llvm::json::Array array;
+  for (auto value : values)
+    array.push_back(value);
+  return array;
+}
+
+/// A unit as the runtime needs it to build and save shards: layout, members
+/// with their init specs, and the optimizer-state slots with theirs.
+static llvm::json::Object describeUnit(UnitOp unit,
+                                       const StepContract &contract) {
+  const StepArgument *paramShard = nullptr;
+  SmallVector<const StepArgument *> stateShards;
+  for (const StepArgument &arg : contract.getArguments()) {
+    if (arg.unit != unit.getSymName())
+      continue;
+    if (arg.role == ArgRole::ParamShard)
+      paramShard = &arg;
+    else if (arg.role == ArgRole::OptStateShard)
+      stateShards.push_back(&arg);
+  }
+  llvm::json::Array members;
+  unsigned i = 0;
+  for (auto member : unit.getMembers().getAsRange<MemberAttr>()) {
+    llvm::json::Object entry{{"name", member.getName()},
+                             {"shape", toArray(member.getShape())},
+                             {"offset", member.getOffset()}};
+    if (paramShard && i < paramShard->memberInits.size())
+      entry["init"] = paramShard->memberInits[i].str();
+    else if (const StepArgument *param = contract.lookupParam(member.getName()))
+      if (param->init)
+        entry["init"] = param->init->str();
+    members.push_back(std::move(entry));
+    ++i;
+  }
+  llvm::json::Array slots;
+  for (const StepArgument *state : stateShards) {
+    llvm::json::Array inits;
+    for (const InitSpec &spec : state->memberInits)
+      inits.push_back(spec.str());
+    slots.push_back(llvm::json::Object{
+        {"slot", state->slot},
+        {"dtype", getDTypeName(state->type.getElementType())},
+        {"inits", std::move(inits)}});
+  }
+  std::optional<int64_t> shardSize = unit.getShardSize();
+  return llvm::json::Object{
+      {"name", unit.getSymName()},
+      {"strategy", stringifyStrategy(unit.getStrategy())},
+      {"shard_axes", toArray(unit.getShardAxes())},
+      {"replicate_axes", toArray(unit.getReplicateAxes())},
+      {"padded", unit.getPaddedSize()},
+      {"shard_size", shardSize ? *shardSize : int64_t(-1)},
+      {"param_dtype", getDTypeName(unit.getParamType())},
+      {"reduce_dtype", getDTypeName(unit.getReduceType())},
+      {"members", std::move(members)},
+      {"slots", std::move(slots)}};
+}
+
 static llvm::json::Array shapeOf(RankedTensorType type) {
   llvm::json::Array shape;
   for (int64_t dim : type.getShape())
@@ -86,6 +147,10 @@ llvm::json::Object zshard::buildManifest(const StepContract &contract,
       entry["init"] = argument.init->str();
     if (!argument.param.empty())
       entry["param"] = argument.param;
+    if (!argument.unit.empty())
+      entry["unit"] = argument.unit;
+    if (!argument.slot.empty())
+      entry["slot"] = argument.slot;
     arguments.push_back(std::move(entry));
   }
   llvm::json::Array results;
@@ -97,15 +162,27 @@ llvm::json::Object zshard::buildManifest(const StepContract &contract,
         {"shape", shapeOf(result.type)}};
     if (!result.name.empty())
       entry["name"] = result.name;
+    for (const StepArgument &argument : contract.getArguments())
+      if (!argument.unit.empty() && argument.name == result.name) {
+        entry["unit"] = argument.unit;
+        if (!argument.slot.empty())
+          entry["slot"] = argument.slot;
+      }
     results.push_back(std::move(entry));
   }
+  llvm::json::Array units;
+  for (UnitOp unit : module.getOps<UnitOp>())
+    units.push_back(describeUnit(unit, contract));
   // The device grid, when the step is sharded: the runtime builds it and the
   // collectives name its axes. A dynamic size is -1 (taken from the launch).
   llvm::json::Value grid = nullptr;
+  int64_t ranks = 1;
   for (auto gridOp : module.getOps<shard::GridOp>()) {
     llvm::json::Array shape;
-    for (int64_t dim : gridOp.getShape())
+    for (int64_t dim : gridOp.getShape()) {
       shape.push_back(ShapedType::isDynamic(dim) ? int64_t(-1) : dim);
+      ranks *= ShapedType::isDynamic(dim) ? 1 : dim;
+    }
     grid = llvm::json::Object{{"name", gridOp.getSymName()},
                               {"shape", std::move(shape)}};
   }
@@ -118,10 +195,10 @@ llvm::json::Object zshard::buildManifest(const StepContract &contract,
                             {"library", "step.so"},
                             {"entry", "zshard_step"},
                             {"signature", getSignatureHash(contract)},
-                            {"ranks", 1},
+                            {"ranks", ranks},
                             {"grid", std::move(grid)},
                             {"module", std::move(moduleAttrs)},
                             {"arguments", std::move(arguments)},
                             {"results", std::move(results)},
-                            {"units", llvm::json::Array()}};
+                            {"units", std::move(units)}};
 }

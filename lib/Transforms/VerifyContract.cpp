@@ -34,7 +34,8 @@ namespace {
 /// sharded.
 bool isContractDialect(StringRef ns) {
   static const llvm::StringSet<> allowed = {"func", "linalg", "tensor",
-                                            "arith", "math", "zshard"};
+                                            "arith", "math", "zshard",
+                                            "shard"};
   return allowed.contains(ns);
 }
 

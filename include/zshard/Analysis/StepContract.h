@@ -33,10 +33,22 @@ inline constexpr llvm::StringLiteral kName = "zshard.name";
 inline constexpr llvm::StringLiteral kInit = "zshard.init";
 inline constexpr llvm::StringLiteral kParam = "zshard.param";
 inline constexpr llvm::StringLiteral kPhase = "zshard.phase";
+inline constexpr llvm::StringLiteral kUnit = "zshard.unit";
+inline constexpr llvm::StringLiteral kSlot = "zshard.slot";
+inline constexpr llvm::StringLiteral kInits = "zshard.inits";
 } // namespace contract
 
-enum class ArgRole { Param, OptState, Batch, Hyper };
-enum class ResultRole { Loss, ParamOut, OptStateOut };
+/// Roles of arguments and results. The `*Shard*` roles appear once the step
+/// is sharded (zshard-shard): a unit's flat parameter shard and optimizer
+/// state shards, named after the unit (and slot).
+enum class ArgRole { Param, OptState, Batch, Hyper, ParamShard, OptStateShard };
+enum class ResultRole {
+  Loss,
+  ParamOut,
+  OptStateOut,
+  ParamShardOut,
+  OptStateShardOut
+};
 
 StringRef stringifyArgRole(ArgRole role);
 StringRef stringifyResultRole(ResultRole role);
@@ -67,6 +79,11 @@ struct StepArgument {
   /// For optimizer state: the parameter it belongs to.
   std::string param;
   std::optional<InitSpec> init;
+  /// For shards: the unit, the optimizer-state slot, and the init spec of
+  /// each member of the unit, in member order.
+  std::string unit;
+  std::string slot;
+  SmallVector<InitSpec> memberInits;
   RankedTensorType type;
 };
 
@@ -99,6 +116,8 @@ public:
 private:
   LogicalResult readArguments(bool emit);
   LogicalResult readResults(bool emit);
+  LogicalResult readShard(StepArgument &info, DictionaryAttr attrs,
+                          StringRef label, bool emit);
 
   Operation *module;
   func::FuncOp step;

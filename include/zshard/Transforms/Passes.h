@@ -7,7 +7,10 @@
 #ifndef ZSHARD_TRANSFORMS_PASSES_H
 #define ZSHARD_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
 #include "mlir/Pass/Pass.h"

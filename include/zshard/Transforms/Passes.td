@@ -113,6 +113,46 @@ def FormUnits : Pass<"zshard-form-units", "::mlir::ModuleOp"> {
   ];
 }
 
+def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
+  let summary = "Shard parameters, gradients and optimizer state by unit";
+  let description = [{
+    Rewrites the training step for the units `--zshard-form-units` declared,
+    the way FSDP / ZeRO shard them. Per unit, with its strategy:
+
+    * `full_shard` (ZeRO-3): the unit's members become one flat shard
+      argument (`zshard.role = "param_shard"`); an `all_gather` rebuilds the
+      full buffer before the first forward use of any member and a `release`
+      follows the last forward use; backward gathers it again and releases it
+      after its last use (reshard after forward);
+    * `shard_grad_op` (ZeRO-2): as full_shard, but the forward gather stays
+      live through backward (no reshard);
+    * both: the members' gradients are packed into the padded flat buffer
+      and `reduce_scatter avg`-ed after the last of them; the optimizer's
+      elementwise update of each member (found by `OptimizerAnalysis`) is
+      cloned onto the part of that member this rank holds, an offset and
+      length computed from the rank's grid coordinate, so one SPMD program
+      serves every rank; optimizer state becomes flat shards
+      (`"opt_state_shard"` with its `zshard.slot`), and the results are the
+      updated shards;
+    * `no_shard` (DDP): parameters and state stay whole; the members'
+      gradients are packed into one flat buffer, `all_reduce avg`-ed, and
+      unpacked for the unchanged optimizer.
+
+    One collective per unit, never one per parameter. `zero1` and the hybrid
+    strategies are rejected for now with a diagnostic.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::shard::ShardDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::zshard::ZShardDialect"];
+  let statistics = [
+    Statistic<"numGathers", "gathers", "all_gather ops inserted">,
+    Statistic<"numReductions", "reductions",
+              "reduce_scatter and all_reduce ops inserted">
+  ];
+}
+
 def FuseElementwise : Pass<"zshard-fuse-elementwise", "::mlir::ModuleOp"> {
   let summary = "Fuse elementwise producers into linalg.generic consumers";
   let description = [{

@@ -1,0 +1,565 @@
+//===- Shard.cpp - --zshard-shard -----------------------------------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Shards a training step by unit: gathers before use and releases after,
+/// gradients reduced as one flat buffer per unit, and the optimizer's
+/// elementwise updates rewritten onto this rank's shard.
+///
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Analysis/OptimizerAnalysis.h"
+#include "zshard/Analysis/PhaseAnalysis.h"
+#include "zshard/Analysis/StepContract.h"
+#include "zshard/Dialect/ZShard/IR/ZShardOps.h"
+#include "zshard/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/BitVector.h"
+
+namespace mlir {
+namespace zshard {
+#define GEN_PASS_DEF_SHARD
+#include "zshard/Transforms/Passes.h.inc"
+} // namespace zshard
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+namespace {
+
+constexpr StringLiteral kUnitAttr = "zshard.unit";
+constexpr StringLiteral kSlotAttr = "zshard.slot";
+constexpr StringLiteral kInitsAttr = "zshard.inits";
+
+/// One parameter of a unit.
+struct Member {
+  unsigned argIndex;
+  MemberAttr layout;
+  const ParamUpdate *update;
+};
+
+/// Everything the rewrite of one unit needs.
+struct UnitPlan {
+  UnitOp unit;
+  SmallVector<Member> members;
+  int64_t shardSize = 0;
+  /// Optimizer-state slot name -> element type, in first-seen order.
+  SmallVector<std::pair<std::string, Type>> slots;
+};
+
+struct ShardPass : public mlir::zshard::impl::ShardBase<ShardPass> {
+  void runOnOperation() override;
+
+  LogicalResult planUnit(UnitPlan &plan);
+  /// Replaces the uses of the members by top-level ops of `phase` with
+  /// slices of a gather placed before the first such op. Returns the gather
+  /// and the last op using it, or {null, null} when no op of that phase uses
+  /// the unit.
+  std::pair<Value, Operation *> gatherFor(UnitPlan &plan, Value shard,
+                                          Phase phase, bool alsoBackward);
+  /// Packs the members' gradients into one flat buffer, after the last of
+  /// them.
+  Value packGradients(UnitPlan &plan, OpBuilder &builder);
+  LogicalResult shardUnit(UnitPlan &plan);
+  LogicalResult replicateUnit(UnitPlan &plan);
+
+  // Per-run state.
+  func::FuncOp step;
+  const StepContract *contract = nullptr;
+  PhaseAnalysis *phases = nullptr;
+  OptimizerAnalysis *optimizer = nullptr;
+  Value rankCoord;
+  SmallVector<Value> newResults;
+  SmallVector<DictionaryAttr> newResultAttrs;
+  llvm::BitVector deadArgs;
+  llvm::BitVector deadResults;
+};
+
+Block &body(func::FuncOp step) { return step.front(); }
+
+/// Ops the pass creates for a unit carry the unit's name as their module
+/// path, as the contract asks of every op.
+Location unitLoc(UnitOp unit) {
+  return NameLoc::get(unit.getSymNameAttr());
+}
+
+/// The top-level ops of the step that use `value`, in block order.
+SmallVector<Operation *> topLevelUsers(Value value, Block &block) {
+  SmallVector<Operation *> users;
+  for (Operation *user : value.getUsers())
+    if (Operation *top = block.findAncestorOpInBlock(*user))
+      if (!llvm::is_contained(users, top))
+        users.push_back(top);
+  llvm::sort(users, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  return users;
+}
+
+/// `member`'s slice of the flat buffer `flat`, in the member's shape.
+Value extractMember(OpBuilder &builder, Location loc, Value flat,
+                    MemberAttr member, Type elementType) {
+  int64_t n = member.getNumElements();
+  auto flatType = RankedTensorType::get({n}, elementType);
+  Value slice = tensor::ExtractSliceOp::create(
+      builder, loc, flatType, flat, ValueRange{}, ValueRange{}, ValueRange{},
+      builder.getDenseI64ArrayAttr({member.getOffset()}),
+      builder.getDenseI64ArrayAttr({n}), builder.getDenseI64ArrayAttr({1}));
+  ArrayRef<int64_t> shape = member.getShape();
+  if (shape.size() == 1)
+    return slice;
+  SmallVector<ReassociationIndices> all(1);
+  for (unsigned d = 0; d < shape.size(); ++d)
+    all[0].push_back(d);
+  return tensor::ExpandShapeOp::create(
+      builder, loc, RankedTensorType::get(shape, elementType), slice, all);
+}
+
+/// `value` (any shape) flattened to 1-D.
+Value flatten(OpBuilder &builder, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getRank() == 1)
+    return value;
+  SmallVector<ReassociationIndices> all(1);
+  for (unsigned d = 0; d < type.getRank(); ++d)
+    all[0].push_back(d);
+  return tensor::CollapseShapeOp::create(builder, loc, value, all);
+}
+
+} // namespace
+
+LogicalResult ShardPass::planUnit(UnitPlan &plan) {
+  UnitOp unit = plan.unit;
+  std::optional<int64_t> shard = unit.getShardSize();
+  if (!shard)
+    return unit.emitOpError("zshard-shard needs a grid of static size");
+  plan.shardSize = *shard;
+  for (auto member : unit.getMembers().getAsRange<MemberAttr>()) {
+    const StepArgument *param = contract->lookupParam(member.getName());
+    if (!param)
+      return unit.emitOpError() << "member '" << member.getName()
+                                << "' is not a parameter of the step";
+    if (member.getShape().empty())
+      return unit.emitOpError() << "member '" << member.getName()
+                                << "' is a scalar; zshard-shard needs rank >= 1";
+    plan.members.push_back(
+        {param->index, member, optimizer->lookup(param->index)});
+  }
+  for (const StepArgument *state : contract->getArguments(ArgRole::OptState)) {
+    bool mine = llvm::any_of(plan.members, [&](const Member &m) {
+      return contract->getArguments()[m.argIndex].name == state->param;
+    });
+    if (!mine)
+      continue;
+    StringRef slot = StringRef(state->name).drop_front(state->param.size() + 1);
+    auto it = llvm::find_if(plan.slots,
+                            [&](const auto &s) { return s.first == slot; });
+    if (it == plan.slots.end())
+      plan.slots.push_back({slot.str(), state->type.getElementType()});
+    else if (it->second != state->type.getElementType())
+      return unit.emitOpError()
+             << "optimizer state slot '" << slot
+             << "' has different element types across the unit's members";
+  }
+  return success();
+}
+
+std::pair<Value, Operation *> ShardPass::gatherFor(UnitPlan &plan,
+                                                   Value shard, Phase phase,
+                                                   bool alsoBackward) {
+  Block &block = body(step);
+  SmallVector<Operation *> users;
+  for (const Member &m : plan.members)
+    for (Operation *user :
+         topLevelUsers(block.getArgument(m.argIndex), block)) {
+      std::optional<Phase> p = phases->getPhase(user);
+      if (p == phase || (alsoBackward && p == Phase::Backward))
+        users.push_back(user);
+    }
+  if (users.empty())
+    return {Value(), nullptr};
+  llvm::sort(users, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  UnitOp unit = plan.unit;
+  Type element = unit.getParamType();
+  OpBuilder builder(users.front());
+  Location loc = unitLoc(unit);
+  auto fullType = RankedTensorType::get({unit.getPaddedSize()}, element);
+  Value full = AllGatherOp::create(
+      builder, loc, fullType, shard, unit.getGridAttr(),
+      builder.getDenseI64ArrayAttr(unit.getShardAxes()),
+      FlatSymbolRefAttr::get(unit.getSymNameAttr()));
+  ++numGathers;
+  for (const Member &m : plan.members) {
+    Value slice = extractMember(builder, loc, full, m.layout, element);
+    block.getArgument(m.argIndex).replaceUsesWithIf(slice, [&](OpOperand &use) {
+      Operation *top = block.findAncestorOpInBlock(*use.getOwner());
+      return top && llvm::is_contained(users, top);
+    });
+  }
+  return {full, users.back()};
+}
+
+Value ShardPass::packGradients(UnitPlan &plan, OpBuilder &builder) {
+  UnitOp unit = plan.unit;
+  Block &block = body(step);
+  Operation *last = nullptr;
+  for (const Member &m : plan.members) {
+    linalg::GenericOp update = m.update->op;
+    Value grad = update.getDpsInputOperand(m.update->gradOperand)->get();
+    Operation *def = block.findAncestorOpInBlock(*grad.getDefiningOp());
+    if (!last || last->isBeforeInBlock(def))
+      last = def;
+  }
+  builder.setInsertionPointAfter(last);
+  Location loc = unitLoc(unit);
+  Type element = unit.getReduceType();
+  auto flatType = RankedTensorType::get({unit.getPaddedSize()}, element);
+  Value zero = arith::ConstantOp::create(builder, loc,
+                                         builder.getZeroAttr(element));
+  Value flat = tensor::EmptyOp::create(builder, loc, flatType.getShape(),
+                                       element);
+  flat = linalg::FillOp::create(builder, loc, zero, flat).getResult(0);
+  for (const Member &m : plan.members) {
+    linalg::GenericOp update = m.update->op;
+    Value grad = update.getDpsInputOperand(m.update->gradOperand)->get();
+    Value g = flatten(builder, loc, grad);
+    int64_t n = m.layout.getNumElements();
+    flat = tensor::InsertSliceOp::create(
+        builder, loc, g, flat, ValueRange{}, ValueRange{}, ValueRange{},
+        builder.getDenseI64ArrayAttr({m.layout.getOffset()}),
+        builder.getDenseI64ArrayAttr({n}), builder.getDenseI64ArrayAttr({1}));
+  }
+  return flat;
+}
+
+LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
+  UnitOp unit = plan.unit;
+  Block &block = body(step);
+  Location loc = unitLoc(unit);
+  MLIRContext *ctx = &getContext();
+  Builder b(ctx);
+  auto unitRef = FlatSymbolRefAttr::get(unit.getSymNameAttr());
+  int64_t S = plan.shardSize;
+
+  // The shard arguments: the parameters, then one per optimizer-state slot.
+  // The init spec of each member (of its state in `slot`), for the runtime
+  // to build this rank's shard exactly as an unsharded run builds the
+  // members.
+  auto memberInits = [&](StringRef slot) {
+    SmallVector<Attribute> inits;
+    for (const Member &m : plan.members) {
+      std::string name = contract->getArguments()[m.argIndex].name;
+      if (!slot.empty())
+        name += "." + slot.str();
+      std::string spec = "zeros";
+      for (const StepArgument &arg : contract->getArguments())
+        if (arg.name == name && arg.init)
+          spec = arg.init->str();
+      inits.push_back(b.getStringAttr(spec));
+    }
+    return b.getArrayAttr(inits);
+  };
+  auto attrs = [&](StringRef role, StringRef slot, bool withInits) {
+    std::string name = unit.getSymName().str();
+    if (!slot.empty())
+      name += "." + slot.str();
+    SmallVector<NamedAttribute> list = {
+        b.getNamedAttr(contract::kRole, b.getStringAttr(role)),
+        b.getNamedAttr(contract::kName, b.getStringAttr(name)),
+        b.getNamedAttr(kUnitAttr, unitRef)};
+    if (!slot.empty())
+      list.push_back(b.getNamedAttr(kSlotAttr, b.getStringAttr(slot)));
+    if (withInits)
+      list.push_back(b.getNamedAttr(kInitsAttr, memberInits(slot)));
+    return b.getDictionaryAttr(list);
+  };
+  auto shardType = [&](Type element) {
+    return RankedTensorType::get({S}, element);
+  };
+  (void)step.insertArgument(step.getNumArguments(),
+                            shardType(unit.getParamType()),
+                            attrs("param_shard", "", true), loc);
+  Value paramShard = block.getArguments().back();
+  SmallVector<Value> stateShards;
+  for (auto &[slot, type] : plan.slots) {
+    (void)step.insertArgument(step.getNumArguments(), shardType(type),
+                              attrs("opt_state_shard", slot, true), loc);
+    stateShards.push_back(block.getArguments().back());
+  }
+  deadArgs.resize(step.getNumArguments());
+
+  // Gathers and releases.
+  bool reshard = unit.getStrategy() == Strategy::FullShard;
+  auto [forward, lastForward] =
+      gatherFor(plan, paramShard, Phase::Forward, !reshard);
+  if (forward) {
+    OpBuilder after(lastForward->getBlock(), ++Block::iterator(lastForward));
+    ReleaseOp::create(after, loc, forward);
+  }
+  if (reshard) {
+    auto [backward, lastBackward] =
+        gatherFor(plan, paramShard, Phase::Backward, false);
+    if (backward) {
+      OpBuilder after(lastBackward->getBlock(),
+                      ++Block::iterator(lastBackward));
+      ReleaseOp::create(after, loc, backward);
+    }
+  }
+
+  // Gradients: one flat buffer, reduce-scattered.
+  OpBuilder builder(ctx);
+  Value flat = packGradients(plan, builder);
+  Type reduce = unit.getReduceType();
+  Value gradShard = ReduceScatterOp::create(
+      builder, loc, shardType(reduce),
+      ReduceKindAttr::get(ctx, ReduceKind::Avg), flat,
+      unit.getGridAttr(), b.getDenseI64ArrayAttr(unit.getShardAxes()),
+      unitRef);
+  ++numReductions;
+
+  // The optimizer, on this rank's part of each member, after the last of the
+  // old updates (whose scalar operands are all defined there).
+  Operation *lastUpdate = nullptr;
+  for (const Member &m : plan.members)
+    if (!lastUpdate || lastUpdate->isBeforeInBlock(m.update->op))
+      lastUpdate = m.update->op;
+  builder.setInsertionPointAfter(lastUpdate);
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(builder, loc, v).getResult();
+  };
+  Value begin = arith::MulIOp::create(builder, loc, rankCoord, index(S));
+  Value end = arith::AddIOp::create(builder, loc, begin, index(S));
+  Value paramOut = paramShard;
+  SmallVector<Value> stateOuts(stateShards);
+  for (const Member &m : plan.members) {
+    int64_t offset = m.layout.getOffset(), n = m.layout.getNumElements();
+    // This rank holds [lo, hi) of the member: at `at` in its shard, `len` long.
+    Value lo = arith::MaxSIOp::create(builder, loc, begin, index(offset));
+    Value hi = arith::MinSIOp::create(builder, loc, end, index(offset + n));
+    Value len = arith::MaxSIOp::create(
+        builder, loc, arith::SubIOp::create(builder, loc, hi, lo), index(0));
+    Value at = arith::MinSIOp::create(
+        builder, loc,
+        arith::MaxSIOp::create(builder, loc,
+                               arith::SubIOp::create(builder, loc, lo, begin),
+                               index(0)),
+        index(S));
+    auto piece = [&](Value shard) -> Value {
+      auto type = cast<RankedTensorType>(shard.getType());
+      return tensor::ExtractSliceOp::create(
+          builder, loc,
+          RankedTensorType::get({ShapedType::kDynamic}, type.getElementType()),
+          shard, ValueRange{at}, ValueRange{len}, ValueRange{},
+          b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+          b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+          b.getDenseI64ArrayAttr({1}));
+    };
+    linalg::GenericOp old = m.update->op;
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
+    AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
+    const StepArgument &param = contract->getArguments()[m.argIndex];
+    for (OpOperand *input : old.getDpsInputOperands()) {
+      Value v = input->get();
+      if (cast<RankedTensorType>(v.getType()).getRank() == 0) {
+        inputs.push_back(v);
+        maps.push_back(scalar);
+      } else if (input->getOperandNumber() == m.update->gradOperand) {
+        inputs.push_back(piece(gradShard));
+        maps.push_back(identity);
+      } else {
+        auto arg = cast<BlockArgument>(v);
+        const StepArgument &info = contract->getArguments()[arg.getArgNumber()];
+        if (info.role == ArgRole::Param) {
+          inputs.push_back(piece(paramShard));
+        } else {
+          StringRef slot = StringRef(info.name).drop_front(param.name.size() + 1);
+          auto it = llvm::find_if(plan.slots,
+                                  [&](const auto &s) { return s.first == slot; });
+          inputs.push_back(piece(stateShards[it - plan.slots.begin()]));
+        }
+        maps.push_back(identity);
+      }
+    }
+    SmallVector<Value> outputs;
+    SmallVector<Type> resultTypes;
+    for (Value init : old.getDpsInits()) {
+      Type element = cast<RankedTensorType>(init.getType()).getElementType();
+      outputs.push_back(
+          tensor::EmptyOp::create(builder, loc, {ShapedType::kDynamic}, element,
+                                  ValueRange{len}));
+      resultTypes.push_back(outputs.back().getType());
+      maps.push_back(identity);
+    }
+    auto updated = linalg::GenericOp::create(
+        builder, old.getLoc(), resultTypes, inputs, outputs, maps,
+        {utils::IteratorType::parallel});
+    IRMapping mapping;
+    old.getRegion().cloneInto(&updated.getRegion(), mapping);
+
+    // Each result lands in the shard it updates.
+    for (auto [result, stepIndex] :
+         llvm::zip(updated->getResults(), m.update->resultIndices)) {
+      const StepResult &info = contract->getResults()[stepIndex];
+      Value *target = &paramOut;
+      if (info.role == ResultRole::OptStateOut) {
+        StringRef slot = StringRef(info.name).drop_front(param.name.size() + 1);
+        auto it = llvm::find_if(plan.slots,
+                                [&](const auto &s) { return s.first == slot; });
+        target = &stateOuts[it - plan.slots.begin()];
+      }
+      *target = tensor::InsertSliceOp::create(
+          builder, loc, result, *target, ValueRange{at}, ValueRange{len},
+          ValueRange{}, b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+          b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+          b.getDenseI64ArrayAttr({1}));
+      deadResults.set(stepIndex);
+    }
+    deadArgs.set(m.argIndex);
+    for (const StepArgument *state : contract->getArguments(ArgRole::OptState))
+      if (state->param == param.name)
+        deadArgs.set(state->index);
+  }
+  newResults.push_back(paramOut);
+  newResultAttrs.push_back(attrs("param_shard_out", "", false));
+  for (auto [value, slot] : llvm::zip(stateOuts, plan.slots)) {
+    newResults.push_back(value);
+    newResultAttrs.push_back(attrs("opt_state_shard_out", slot.first, false));
+  }
+  return success();
+}
+
+LogicalResult ShardPass::replicateUnit(UnitPlan &plan) {
+  UnitOp unit = plan.unit;
+  OpBuilder builder(&getContext());
+  Value flat = packGradients(plan, builder);
+  Location loc = unitLoc(unit);
+  Value reduced = AllReduceOp::create(
+      builder, loc, flat.getType(),
+      ReduceKindAttr::get(&getContext(), ReduceKind::Avg), flat,
+      unit.getGridAttr(),
+      builder.getDenseI64ArrayAttr(unit.getShardAxes()),
+      FlatSymbolRefAttr::get(unit.getSymNameAttr()));
+  ++numReductions;
+  for (const Member &m : plan.members) {
+    if (m.update->op->isBeforeInBlock(reduced.getDefiningOp()))
+      return unit.emitOpError() << "the optimizer update of '"
+                                << m.layout.getName()
+                                << "' runs before the unit's last gradient";
+    Value grad = extractMember(builder, loc, reduced, m.layout,
+                               unit.getReduceType());
+    m.update->op->setOperand(m.update->gradOperand, grad);
+  }
+  return success();
+}
+
+void ShardPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  StepContract stepContract(module);
+  if (failed(stepContract.run()))
+    return signalPassFailure();
+  step = stepContract.getStep();
+  PhaseAnalysis phaseAnalysis(step);
+  if (failed(phaseAnalysis.run())) {
+    step.emitError("zshard-shard: cannot derive the phases of the step");
+    return signalPassFailure();
+  }
+  OptimizerAnalysis optimizerAnalysis(stepContract, phaseAnalysis);
+  if (failed(optimizerAnalysis.run()))
+    return signalPassFailure();
+  contract = &stepContract;
+  phases = &phaseAnalysis;
+  optimizer = &optimizerAnalysis;
+  newResults.clear();
+  newResultAttrs.clear();
+  deadArgs = llvm::BitVector(step.getNumArguments());
+  deadResults = llvm::BitVector(step.getNumResults());
+
+  SmallVector<UnitPlan> plans;
+  for (UnitOp unit : module.getOps<UnitOp>()) {
+    UnitPlan plan;
+    plan.unit = unit;
+    if (failed(planUnit(plan)))
+      return signalPassFailure();
+    plans.push_back(std::move(plan));
+  }
+  if (plans.empty()) {
+    module.emitError("zshard-shard: the module has no units; run "
+                     "zshard-form-units first");
+    return signalPassFailure();
+  }
+
+  for (UnitPlan &plan : plans) {
+    Strategy strategy = plan.unit.getStrategy();
+    if (strategy == Strategy::NoShard) {
+      if (failed(replicateUnit(plan)))
+        return signalPassFailure();
+      continue;
+    }
+    if (strategy != Strategy::FullShard && strategy != Strategy::ShardGradOp) {
+      plan.unit.emitOpError() << "zshard-shard does not implement strategy "
+                              << stringifyStrategy(strategy) << " yet";
+      return signalPassFailure();
+    }
+    if (!rankCoord) {
+      OpBuilder entry = OpBuilder::atBlockBegin(&body(step));
+      rankCoord = shard::ProcessMultiIndexOp::create(
+                      entry, NameLoc::get(entry.getStringAttr("")),
+                      TypeRange{entry.getIndexType()},
+                      plan.unit.getGridAttr(),
+                      entry.getDenseI16ArrayAttr(
+                          {static_cast<int16_t>(plan.unit.getShardAxes()[0])}))
+                      .getResult()[0];
+    }
+    if (plan.unit.getShardAxes().size() != 1) {
+      plan.unit.emitOpError("zshard-shard supports one shard axis for now");
+      return signalPassFailure();
+    }
+    if (failed(shardUnit(plan)))
+      return signalPassFailure();
+  }
+
+  // The old updates are dead now; then the sharded arguments and results go.
+  auto ret = cast<func::ReturnOp>(body(step).getTerminator());
+  SmallVector<Value> results;
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (unsigned i = 0, e = ret.getNumOperands(); i < e; ++i) {
+    if (deadResults.test(i))
+      continue;
+    results.push_back(ret.getOperand(i));
+    resultAttrs.push_back(step.getResultAttrDict(i));
+  }
+  results.append(newResults);
+  resultAttrs.append(newResultAttrs);
+  OpBuilder builder(ret);
+  func::ReturnOp::create(builder, ret.getLoc(), results);
+  ret.erase();
+  for (UnitPlan &plan : plans)
+    for (const Member &m : plan.members)
+      if (plan.unit.getStrategy() != Strategy::NoShard)
+        m.update->op->erase();
+  for (unsigned i : deadArgs.set_bits())
+    if (!body(step).getArgument(i).use_empty()) {
+      step.emitError() << "zshard-shard: argument #" << i
+                       << " is still used after sharding";
+      return signalPassFailure();
+    }
+  if (failed(step.eraseArguments(deadArgs)))
+    return signalPassFailure();
+  SmallVector<Type> resultTypes;
+  for (Value v : results)
+    resultTypes.push_back(v.getType());
+  step.setFunctionType(FunctionType::get(
+      &getContext(), step.getArgumentTypes(), resultTypes));
+  step.setAllResultAttrs(resultAttrs);
+  rankCoord = Value();
+}
