@@ -207,6 +207,29 @@ std::pair<Value, Operation *> ShardPass::gatherFor(UnitPlan &plan,
   return {full, users.back()};
 }
 
+/// The members' values (from `valueOf`) flattened into one zero-padded flat
+/// buffer of the unit's padded size.
+static Value packMembers(OpBuilder &builder, Location loc, UnitPlan &plan,
+                         Type element,
+                         function_ref<Value(const Member &)> valueOf) {
+  auto flatType =
+      RankedTensorType::get({plan.unit.getPaddedSize()}, element);
+  Value zero = arith::ConstantOp::create(builder, loc,
+                                         builder.getZeroAttr(element));
+  Value flat = tensor::EmptyOp::create(builder, loc, flatType.getShape(),
+                                       element);
+  flat = linalg::FillOp::create(builder, loc, zero, flat).getResult(0);
+  for (const Member &m : plan.members) {
+    Value value = flatten(builder, loc, valueOf(m));
+    int64_t n = m.layout.getNumElements();
+    flat = tensor::InsertSliceOp::create(
+        builder, loc, value, flat, ValueRange{}, ValueRange{}, ValueRange{},
+        builder.getDenseI64ArrayAttr({m.layout.getOffset()}),
+        builder.getDenseI64ArrayAttr({n}), builder.getDenseI64ArrayAttr({1}));
+  }
+  return flat;
+}
+
 Value ShardPass::packGradients(UnitPlan &plan, OpBuilder &builder) {
   UnitOp unit = plan.unit;
   Block &block = body(step);
@@ -219,25 +242,12 @@ Value ShardPass::packGradients(UnitPlan &plan, OpBuilder &builder) {
       last = def;
   }
   builder.setInsertionPointAfter(last);
-  Location loc = unitLoc(unit);
-  Type element = unit.getReduceType();
-  auto flatType = RankedTensorType::get({unit.getPaddedSize()}, element);
-  Value zero = arith::ConstantOp::create(builder, loc,
-                                         builder.getZeroAttr(element));
-  Value flat = tensor::EmptyOp::create(builder, loc, flatType.getShape(),
-                                       element);
-  flat = linalg::FillOp::create(builder, loc, zero, flat).getResult(0);
-  for (const Member &m : plan.members) {
-    linalg::GenericOp update = m.update->op;
-    Value grad = update.getDpsInputOperand(m.update->gradOperand)->get();
-    Value g = flatten(builder, loc, grad);
-    int64_t n = m.layout.getNumElements();
-    flat = tensor::InsertSliceOp::create(
-        builder, loc, g, flat, ValueRange{}, ValueRange{}, ValueRange{},
-        builder.getDenseI64ArrayAttr({m.layout.getOffset()}),
-        builder.getDenseI64ArrayAttr({n}), builder.getDenseI64ArrayAttr({1}));
-  }
-  return flat;
+  return packMembers(builder, unitLoc(unit), plan, unit.getReduceType(),
+                     [](const Member &m) -> Value {
+                       linalg::GenericOp update = m.update->op;
+                       return update.getDpsInputOperand(m.update->gradOperand)
+                           ->get();
+                     });
 }
 
 LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
@@ -284,10 +294,17 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
   auto shardType = [&](Type element) {
     return RankedTensorType::get({S}, element);
   };
-  (void)step.insertArgument(step.getNumArguments(),
-                            shardType(unit.getParamType()),
-                            attrs("param_shard", "", true), loc);
-  Value paramShard = block.getArguments().back();
+  // zero1 keeps whole parameters (and takes this rank's part of them for the
+  // optimizer below); the other strategies take a parameter shard.
+  Strategy strategy = unit.getStrategy();
+  bool paramsSharded = strategy != Strategy::Zero1;
+  Value paramShard;
+  if (paramsSharded) {
+    (void)step.insertArgument(step.getNumArguments(),
+                              shardType(unit.getParamType()),
+                              attrs("param_shard", "", true), loc);
+    paramShard = block.getArguments().back();
+  }
   SmallVector<Value> stateShards;
   for (auto &[slot, type] : plan.slots) {
     (void)step.insertArgument(step.getNumArguments(), shardType(type),
@@ -297,14 +314,16 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
   deadArgs.resize(step.getNumArguments());
 
   // Gathers and releases.
-  bool reshard = unit.getStrategy() == Strategy::FullShard;
+  bool reshard =
+      strategy == Strategy::FullShard || strategy == Strategy::HybridShard;
   auto [forward, lastForward] =
-      gatherFor(plan, paramShard, Phase::Forward, !reshard);
+      paramsSharded ? gatherFor(plan, paramShard, Phase::Forward, !reshard)
+                    : std::pair<Value, Operation *>();
   if (forward) {
     OpBuilder after(lastForward->getBlock(), ++Block::iterator(lastForward));
     ReleaseOp::create(after, loc, forward);
   }
-  if (reshard) {
+  if (paramsSharded && reshard) {
     auto [backward, lastBackward] =
         gatherFor(plan, paramShard, Phase::Backward, false);
     if (backward) {
@@ -324,6 +343,15 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
       unit.getGridAttr(), b.getDenseI64ArrayAttr(unit.getShardAxes()),
       unitRef);
   ++numReductions;
+  // Hybrid: the shard group averaged its gradients; replicas average theirs.
+  if (unit.isHybrid()) {
+    gradShard = AllReduceOp::create(
+        builder, loc, gradShard.getType(),
+        ReduceKindAttr::get(ctx, ReduceKind::Avg), gradShard,
+        unit.getGridAttr(), b.getDenseI64ArrayAttr(unit.getReplicateAxes()),
+        unitRef);
+    ++numReductions;
+  }
 
   // The optimizer, on this rank's part of each member, after the last of the
   // old updates (whose scalar operands are all defined there).
@@ -337,6 +365,18 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
   };
   Value begin = arith::MulIOp::create(builder, loc, rankCoord, index(S));
   Value end = arith::AddIOp::create(builder, loc, begin, index(S));
+  if (!paramsSharded) {
+    // zero1: this rank's part of the whole parameters, packed flat.
+    Value flat = packMembers(builder, loc, plan, unit.getParamType(),
+                             [&](const Member &m) -> Value {
+                               return block.getArgument(m.argIndex);
+                             });
+    paramShard = tensor::ExtractSliceOp::create(
+        builder, loc, shardType(unit.getParamType()), flat, ValueRange{begin},
+        ValueRange{}, ValueRange{},
+        b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+        b.getDenseI64ArrayAttr({S}), b.getDenseI64ArrayAttr({1}));
+  }
   Value paramOut = paramShard;
   SmallVector<Value> stateOuts(stateShards);
   for (const Member &m : plan.members) {
@@ -424,13 +464,34 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
           b.getDenseI64ArrayAttr({1}));
       deadResults.set(stepIndex);
     }
-    deadArgs.set(m.argIndex);
+    if (paramsSharded)
+      deadArgs.set(m.argIndex);
     for (const StepArgument *state : contract->getArguments(ArgRole::OptState))
       if (state->param == param.name)
         deadArgs.set(state->index);
   }
-  newResults.push_back(paramOut);
-  newResultAttrs.push_back(attrs("param_shard_out", "", false));
+  if (paramsSharded) {
+    newResults.push_back(paramOut);
+    newResultAttrs.push_back(attrs("param_shard_out", "", false));
+  } else {
+    // zero1: every rank gets the whole updated parameters back.
+    auto fullType =
+        RankedTensorType::get({unit.getPaddedSize()}, unit.getParamType());
+    Value full = AllGatherOp::create(
+        builder, loc, fullType, paramOut, unit.getGridAttr(),
+        b.getDenseI64ArrayAttr(unit.getShardAxes()), unitRef);
+    ++numGathers;
+    for (const Member &m : plan.members) {
+      newResults.push_back(extractMember(builder, loc, full, m.layout,
+                                         unit.getParamType()));
+      unsigned paramOutIndex = 0;
+      for (const StepResult &result : contract->getResults())
+        if (result.role == ResultRole::ParamOut &&
+            result.name == m.layout.getName())
+          paramOutIndex = result.index;
+      newResultAttrs.push_back(step.getResultAttrDict(paramOutIndex));
+    }
+  }
   for (auto [value, slot] : llvm::zip(stateOuts, plan.slots)) {
     newResults.push_back(value);
     newResultAttrs.push_back(attrs("opt_state_shard_out", slot.first, false));
@@ -504,11 +565,6 @@ void ShardPass::runOnOperation() {
       if (failed(replicateUnit(plan)))
         return signalPassFailure();
       continue;
-    }
-    if (strategy != Strategy::FullShard && strategy != Strategy::ShardGradOp) {
-      plan.unit.emitOpError() << "zshard-shard does not implement strategy "
-                              << stringifyStrategy(strategy) << " yet";
-      return signalPassFailure();
     }
     if (!rankCoord) {
       OpBuilder entry = OpBuilder::atBlockBegin(&body(step));

@@ -7,8 +7,12 @@
 // RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
 // RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=no_shard" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=DDP
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 | zshard-opt --zshard-form-units="strategy=zero1" \
-// RUN:   | not zshard-opt --zshard-shard 2>&1 | FileCheck %s --check-prefix=ZERO1
+// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
+// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=zero1" --zshard-shard --zshard-verify-contract \
+// RUN:   | FileCheck %s --check-prefix=ZERO1
+// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
+// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=4 replicas=2 strategy=hybrid_shard" --zshard-shard --zshard-verify-contract \
+// RUN:   | FileCheck %s --check-prefix=HYBRID
 // RUN: zshard-gen mlp --widths 4,3 --batch 2 | not zshard-opt --zshard-shard 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOUNITS
 
@@ -67,5 +71,27 @@
 // DDP:       zshard.all_reduce avg %{{.*}} on @world[0] unit @fc.0 : tensor<30xf32>
 // DDP:       return
 
-// ZERO1: error: 'zshard.unit' op zshard-shard does not implement strategy zero1 yet
+// Tests zero1: whole parameters in and out and no gather before use;
+// optimizer state as shards; gradients reduce-scattered; the optimizer
+// updates this rank's part of the packed parameters (a dynamic offset, a
+// static shard size) and one all_gather returns the whole parameters, which
+// are the param_out results again.
+// ZERO1:      func.func @train_step(%[[W0:[a-z0-9]+]]: tensor<4x6xf32> {{{.*}}zshard.name = "fc.0.weight", zshard.role = "param", zshard.unit = @fc.0}
+// ZERO1-SAME:   zshard.role = "opt_state_shard", zshard.slot = "exp_avg", zshard.unit = @fc.0}
+// ZERO1-SAME:   -> (tensor<f32> {zshard.role = "loss"}, tensor<4x6xf32> {zshard.name = "fc.0.weight", zshard.role = "param_out"}
+// ZERO1-NOT:  param_shard
+// ZERO1-NOT:  zshard.all_gather
+// ZERO1:      zshard.reduce_scatter avg {{.*}} unit @fc.0 : tensor<30xf32> -> tensor<15xf32>
+// ZERO1:      tensor.extract_slice %{{.*}}[%{{.*}}] [15] [1] : tensor<30xf32> to tensor<15xf32>
+// ZERO1:      %[[WHOLE:.*]] = zshard.all_gather %{{.*}} on @world[0] unit @fc.0 : tensor<15xf32> -> tensor<30xf32>
+// ZERO1:      tensor.extract_slice %[[WHOLE]][0] [24] [1]
+// ZERO1:      return
+
+// Tests hybrid_shard on a 2x2 grid: full_shard inside the shard group (axis
+// 1), and the gradient shard all-reduced over the replicas (axis 0).
+// HYBRID:     shard.grid @world(shape = 2x2)
+// HYBRID:     shard.process_multi_index on @world axes = [1] : index
+// HYBRID:     zshard.all_gather %{{.*}} on @world[1] unit @fc.0 : tensor<15xf32> -> tensor<30xf32>
+// HYBRID:     %[[RS:.*]] = zshard.reduce_scatter avg %{{.*}} on @world[1] unit @fc.1 : tensor<22xf32> -> tensor<11xf32>
+// HYBRID-NEXT: zshard.all_reduce avg %[[RS]] on @world[0] unit @fc.1 : tensor<11xf32>
 // NOUNITS: error: {{.*}}zshard-shard: the module has no units; run zshard-form-units first

@@ -134,12 +134,18 @@ def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
       serves every rank; optimizer state becomes flat shards
       (`"opt_state_shard"` with its `zshard.slot`), and the results are the
       updated shards;
+    * `zero1`: parameters stay whole (no gathers in forward and backward);
+      gradients are reduce-scattered and optimizer state sharded as above,
+      the optimizer updates this rank's part of the parameters, and one
+      `all_gather` returns the whole updated parameters to every rank;
+    * `hybrid_shard` / `hybrid_shard_zero2`: full_shard / shard_grad_op
+      inside the shard group, and the gradient shard is then `all_reduce
+      avg`-ed over the replicate axes;
     * `no_shard` (DDP): parameters and state stay whole; the members'
       gradients are packed into one flat buffer, `all_reduce avg`-ed, and
       unpacked for the unchanged optimizer.
 
-    One collective per unit, never one per parameter. `zero1` and the hybrid
-    strategies are rejected for now with a diagnostic.
+    One collective per unit, never one per parameter.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
