@@ -37,8 +37,10 @@ void zshard::buildLowerToLLVMPipeline(OpPassManager &pm,
   if (options.tagAllocations)
     pm.addPass(zshard::createAnnotatePhases());
   // Collectives over one rank have folded away above; the rest call the
-  // runtime.
+  // runtime. Elementwise arith on whole tensors (casts the sharding adds)
+  // becomes linalg, which bufferizes.
   pm.addPass(zshard::createCollectivesToRuntime());
+  pm.addPass(createConvertElementwiseToLinalgPass());
   if (options.fuseElementwise)
     pm.addPass(zshard::createFuseElementwise());
   if (options.approximateMath)

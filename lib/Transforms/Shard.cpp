@@ -207,6 +207,20 @@ std::pair<Value, Operation *> ShardPass::gatherFor(UnitPlan &plan,
   return {full, users.back()};
 }
 
+/// `value` with its elements converted to `element` (an arith cast on the
+/// tensor; the lowering turns elementwise arith on tensors into linalg).
+static Value convertElements(OpBuilder &builder, Location loc, Value value,
+                             Type element) {
+  auto type = cast<RankedTensorType>(value.getType());
+  Type from = type.getElementType();
+  if (from == element)
+    return value;
+  auto to = type.clone(element);
+  if (from.getIntOrFloatBitWidth() < element.getIntOrFloatBitWidth())
+    return arith::ExtFOp::create(builder, loc, to, value);
+  return arith::TruncFOp::create(builder, loc, to, value);
+}
+
 /// The members' values (from `valueOf`) flattened into one zero-padded flat
 /// buffer of the unit's padded size.
 static Value packMembers(OpBuilder &builder, Location loc, UnitPlan &plan,
@@ -220,7 +234,8 @@ static Value packMembers(OpBuilder &builder, Location loc, UnitPlan &plan,
                                        element);
   flat = linalg::FillOp::create(builder, loc, zero, flat).getResult(0);
   for (const Member &m : plan.members) {
-    Value value = flatten(builder, loc, valueOf(m));
+    Value value = convertElements(builder, loc, flatten(builder, loc, valueOf(m)),
+                                  element);
     int64_t n = m.layout.getNumElements();
     flat = tensor::InsertSliceOp::create(
         builder, loc, value, flat, ValueRange{}, ValueRange{}, ValueRange{},
@@ -414,7 +429,11 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
         inputs.push_back(v);
         maps.push_back(scalar);
       } else if (input->getOperandNumber() == m.update->gradOperand) {
-        inputs.push_back(piece(gradShard));
+        // Reduced in the unit's reduce type, used in the gradient's own.
+        Type gradElement =
+            cast<RankedTensorType>(v.getType()).getElementType();
+        inputs.push_back(
+            convertElements(builder, loc, piece(gradShard), gradElement));
         maps.push_back(identity);
       } else {
         auto arg = cast<BlockArgument>(v);

@@ -13,6 +13,9 @@
 // RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
 // RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=4 replicas=2 strategy=hybrid_shard" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=HYBRID
+// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 --dtype bf16 \
+// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard reduce-type=f32" --zshard-shard --zshard-verify-contract \
+// RUN:   | FileCheck %s --check-prefix=MIXED
 // RUN: zshard-gen mlp --widths 4,3 --batch 2 | not zshard-opt --zshard-shard 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOUNITS
 
@@ -95,3 +98,15 @@
 // HYBRID:     %[[RS:.*]] = zshard.reduce_scatter avg %{{.*}} on @world[1] unit @fc.1 : tensor<22xf32> -> tensor<11xf32>
 // HYBRID-NEXT: zshard.all_reduce avg %[[RS]] on @world[0] unit @fc.1 : tensor<11xf32>
 // NOUNITS: error: {{.*}}zshard-shard: the module has no units; run zshard-form-units first
+
+// Tests mixed precision in the IR types: bf16 parameters are gathered in
+// bf16, gradients are widened to f32 and reduced in f32, the f32 master copy
+// and moments are f32 shards, and the f32 gradient shard is narrowed to the
+// gradient's bf16 for the update.
+// MIXED:      zshard.unit @fc.0 on @world[0] full_shard padded(30) param(bf16) reduce(f32)
+// MIXED:      zshard.role = "param_shard"
+// MIXED-SAME: tensor<15xf32> {zshard.inits = ["param", "param"], zshard.name = "fc.0.master", zshard.role = "opt_state_shard", zshard.slot = "master", zshard.unit = @fc.0}
+// MIXED:      zshard.all_gather %{{.*}} unit @fc.0 : tensor<15xbf16> -> tensor<30xbf16>
+// MIXED:      arith.extf %{{.*}} : tensor<24xbf16> to tensor<24xf32>
+// MIXED:      zshard.reduce_scatter avg %{{.*}} unit @fc.0 : tensor<30xf32> -> tensor<15xf32>
+// MIXED:      arith.truncf %{{.*}} : tensor<?xf32> to tensor<?xbf16>
