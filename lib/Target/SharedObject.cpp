@@ -48,8 +48,10 @@ static unsigned outlineTopLevelLoops(llvm::Function &function) {
   llvm::LoopInfo loops(dominators);
   SmallVector<llvm::Loop *> topLevel(loops.begin(), loops.end());
   unsigned outlined = 0;
+  // One cache for all extractions, as LLVM's hot/cold splitting does: built
+  // per loop it made outlining quadratic in the number of loops.
+  llvm::CodeExtractorAnalysisCache cache(function);
   for (llvm::Loop *loop : topLevel) {
-    llvm::CodeExtractorAnalysisCache cache(function);
     llvm::CodeExtractor extractor(loop->getBlocks(), &dominators,
                                   /*AggregateArgs=*/false, nullptr, nullptr,
                                   nullptr, /*AllowVarArgs=*/false,
