@@ -87,10 +87,11 @@ std::optional<MlpBatch> zshard::rt::matchMlpBatch(const Manifest &manifest) {
 }
 
 std::optional<int64_t> zshard::rt::manifestVocab(const Manifest &manifest) {
-  const ArgumentDesc *wte = manifest.findArgument(ArgRole::Param, "wte");
-  if (!wte || wte->type.shape.size() != 2)
-    return std::nullopt;
-  return wte->type.shape[0];
+  // A param argument, or a member of a sharded unit.
+  for (const auto &[name, shape] : manifest.modelParams())
+    if (*name == "wte" && shape->size() == 2)
+      return (*shape)[0];
+  return std::nullopt;
 }
 
 std::unique_ptr<BatchSource>

@@ -127,11 +127,12 @@ std::string SyntheticMlpSource::describe() const {
 std::optional<int64_t> zshard::rt::mlpClassCount(const Manifest &manifest) {
   std::optional<int64_t> classes;
   long best = -1;
-  for (const ArgumentDesc &arg : manifest.arguments) {
-    const std::string &name = arg.name;
-    if (arg.role != ArgRole::Param || arg.type.shape.size() != 2 ||
-        name.compare(0, 3, "fc.") != 0 || name.size() < 11 ||
-        name.compare(name.size() - 7, 7, ".weight") != 0)
+  // Param arguments and members of sharded units.
+  for (const auto &[namePtr, shapePtr] : manifest.modelParams()) {
+    const std::string &name = *namePtr;
+    const std::vector<int64_t> &shape = *shapePtr;
+    if (shape.size() != 2 || name.compare(0, 3, "fc.") != 0 ||
+        name.size() < 11 || name.compare(name.size() - 7, 7, ".weight") != 0)
       continue;
     std::string layer = name.substr(3, name.size() - 10);
     char *end = nullptr;
@@ -140,7 +141,7 @@ std::optional<int64_t> zshard::rt::mlpClassCount(const Manifest &manifest) {
       continue;
     if (index > best) {
       best = index;
-      classes = arg.type.shape[1];
+      classes = shape[1];
     }
   }
   return classes;

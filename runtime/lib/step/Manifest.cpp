@@ -65,6 +65,39 @@ public:
     return value.get<int64_t>();
   }
 
+  DType dtype(const Json &object, const char *key,
+              const std::string &where) const {
+    std::string name = string(object, key, where);
+    auto parsed = parseManifestDType(name);
+    if (!parsed)
+      error(where, "unknown dtype '" + name +
+                       "' (known: " + manifestDTypeList() + ")");
+    return *parsed;
+  }
+
+  /// A list of integers >= \p minimum.
+  std::vector<int64_t> integers(const Json &object, const char *key,
+                                const std::string &where,
+                                int64_t minimum) const {
+    const Json &value = field(object, key, where);
+    auto bad = [&] {
+      error(where, std::string("field '") + key +
+                       "' must be a list of integers >= " +
+                       std::to_string(minimum) + ", got " + value.dump());
+    };
+    if (!value.is_array())
+      bad();
+    std::vector<int64_t> out;
+    for (const Json &item : value) {
+      if (!item.is_number_integer() ||
+          (item.is_number_unsigned() && item.get<uint64_t>() > INT64_MAX) ||
+          item.get<int64_t>() < minimum)
+        bad();
+      out.push_back(item.get<int64_t>());
+    }
+    return out;
+  }
+
   TensorType tensorType(const Json &object, const std::string &where) const {
     TensorType type;
     std::string dtype = string(object, "dtype", where);
@@ -120,9 +153,14 @@ ArgumentDesc readArgument(const Reader &reader, const Json &entry,
     arg.role = ArgRole::Batch;
   else if (role == "hyper")
     arg.role = ArgRole::Hyper;
+  else if (role == "param_shard")
+    arg.role = ArgRole::ParamShard;
+  else if (role == "opt_state_shard")
+    arg.role = ArgRole::OptStateShard;
   else
     reader.error(where, "unknown argument role '" + role +
-                            "' (known: param, opt_state, batch, hyper)");
+                            "' (known: param, opt_state, batch, hyper, "
+                            "param_shard, opt_state_shard)");
   arg.name = reader.string(entry, "name", where);
   if (arg.name.empty())
     reader.error(where, "field 'name' is empty");
@@ -147,6 +185,16 @@ ArgumentDesc readArgument(const Reader &reader, const Json &entry,
     if (arg.param.empty())
       reader.error(where, "field 'param' is empty");
   }
+  if (isShardRole(arg.role)) {
+    arg.unit = reader.string(entry, "unit", where);
+    if (arg.unit.empty())
+      reader.error(where, "field 'unit' is empty");
+  }
+  if (arg.role == ArgRole::OptStateShard) {
+    arg.slot = reader.string(entry, "slot", where);
+    if (arg.slot.empty())
+      reader.error(where, "field 'slot' is empty");
+  }
   return arg;
 }
 
@@ -163,9 +211,14 @@ ResultDesc readResult(const Reader &reader, const Json &entry,
     result.role = ResultRole::ParamOut;
   else if (role == "opt_state_out")
     result.role = ResultRole::OptStateOut;
+  else if (role == "param_shard_out")
+    result.role = ResultRole::ParamShardOut;
+  else if (role == "opt_state_shard_out")
+    result.role = ResultRole::OptStateShardOut;
   else
     reader.error(where, "unknown result role '" + role +
-                            "' (known: loss, param_out, opt_state_out)");
+                            "' (known: loss, param_out, opt_state_out, "
+                            "param_shard_out, opt_state_shard_out)");
   if (result.role == ResultRole::Loss) {
     if (entry.contains("name"))
       result.name = reader.string(entry, "name", where);
@@ -178,6 +231,151 @@ ResultDesc readResult(const Reader &reader, const Json &entry,
   }
   result.type = reader.tensorType(entry, where);
   return result;
+}
+
+InitSpec initSpec(const Reader &reader, const std::string &text,
+                  const std::string &where) {
+  try {
+    return parseInitSpec(text);
+  } catch (const Failure &e) {
+    reader.error(where, e.what());
+  }
+}
+
+GridDesc readGrid(const Reader &reader, const Json &json) {
+  const std::string where = "grid";
+  if (!json.is_object())
+    reader.error(where, "must be an object {\"name\", \"shape\"} or null, "
+                        "got " +
+                            json.dump());
+  GridDesc grid;
+  grid.name = reader.string(json, "name", where);
+  const Json &shape = reader.field(json, "shape", where);
+  if (shape.is_array())
+    for (const Json &dim : shape)
+      if (dim.is_number_integer() && dim.get<int64_t>() == -1)
+        reader.error(where, "shape " + shape.dump() +
+                                " has a dynamic size: this runtime runs "
+                                "artifacts compiled for a fixed rank count");
+  grid.shape = reader.integers(json, "shape", where, 1);
+  if (grid.shape.empty() || grid.shape.size() > 6)
+    reader.error(where, "shape " + shape.dump() + " must have 1 to 6 axes");
+  return grid;
+}
+
+UnitDesc readUnit(const Reader &reader, const Json &entry,
+                  const std::string &where) {
+  if (!entry.is_object())
+    reader.error(where, "must be an object, got " + entry.dump());
+  UnitDesc unit;
+  unit.name = reader.string(entry, "name", where);
+  if (unit.name.empty())
+    reader.error(where, "field 'name' is empty");
+  std::string strategy = reader.string(entry, "strategy", where);
+  static const ShardStrategy strategies[] = {
+      ShardStrategy::NoShard,     ShardStrategy::Zero1,
+      ShardStrategy::ShardGradOp, ShardStrategy::FullShard,
+      ShardStrategy::HybridShard, ShardStrategy::HybridShardZero2};
+  bool known = false;
+  std::string names;
+  for (ShardStrategy candidate : strategies) {
+    names += std::string(names.empty() ? "" : ", ") + strategyName(candidate);
+    if (strategy == strategyName(candidate)) {
+      unit.strategy = candidate;
+      known = true;
+    }
+  }
+  if (!known)
+    reader.error(where,
+                 "unknown strategy '" + strategy + "' (known: " + names + ")");
+  unit.shardAxes = reader.integers(entry, "shard_axes", where, 0);
+  if (entry.contains("replicate_axes"))
+    unit.replicateAxes = reader.integers(entry, "replicate_axes", where, 0);
+  // A unit without shards may leave its sizes unknown (-1).
+  int64_t padded = reader.integer(entry, "padded", where);
+  int64_t shardSize = reader.integer(entry, "shard_size", where);
+  if (unit.sharded() && (padded < 0 || shardSize < 0))
+    reader.error(where, "padded " + std::to_string(padded) +
+                            " and shard_size " + std::to_string(shardSize) +
+                            " must be non-negative for a " +
+                            strategyName(unit.strategy) + " unit");
+  unit.padded = uint64_t(std::max<int64_t>(padded, 0));
+  unit.shardSize = uint64_t(std::max<int64_t>(shardSize, 0));
+  unit.paramDType = reader.dtype(entry, "param_dtype", where);
+  unit.reduceDType = entry.contains("reduce_dtype")
+                         ? reader.dtype(entry, "reduce_dtype", where)
+                         : unit.paramDType;
+
+  const Json &members = reader.field(entry, "members", where);
+  if (!members.is_array())
+    reader.error(where, "field 'members' must be a list");
+  for (size_t i = 0; i < members.size(); ++i) {
+    const Json &m = members[i];
+    std::string at = where + ": " + describe("members", i, m);
+    if (!m.is_object())
+      reader.error(at, "must be an object, got " + m.dump());
+    UnitMember member;
+    member.name = reader.string(m, "name", at);
+    if (member.name.empty())
+      reader.error(at, "field 'name' is empty");
+    member.shape = reader.integers(m, "shape", at, 0);
+    if (!shapeElements(member.shape, member.elements))
+      reader.error(at, "shape " + shapeString(member.shape) + " is too large");
+    member.offset = uint64_t(reader.integer(m, "offset", at));
+    if (int64_t(member.offset) < 0)
+      reader.error(at, "offset must be non-negative");
+    // Members that are param arguments (no_shard, zero1) have their
+    // arguments' init specs; the others need their own.
+    if (m.contains("init") || unit.paramsSharded()) {
+      member.initText = reader.string(m, "init", at);
+      member.init = initSpec(reader, member.initText, at);
+    }
+    if (member.initText.empty())
+      member.init.kind = InitSpec::Kind::Zeros;
+    else if (member.init.kind == InitSpec::Kind::Param)
+      reader.error(at, "init spec 'param' is for optimizer state only");
+    if (!initFitsDType(member.init, unit.paramDType))
+      reader.error(at, "init spec '" + member.initText +
+                           "' needs a floating-point dtype, not " +
+                           manifestName(unit.paramDType));
+    unit.members.push_back(std::move(member));
+  }
+
+  if (auto slots = entry.find("slots"); slots != entry.end()) {
+    if (!slots->is_array())
+      reader.error(where, "field 'slots' must be a list");
+    for (size_t i = 0; i < slots->size(); ++i) {
+      const Json &s = (*slots)[i];
+      std::string at = where + ": slots[" + std::to_string(i) + "]";
+      if (!s.is_object())
+        reader.error(at, "must be an object, got " + s.dump());
+      UnitSlot slot;
+      slot.name = reader.string(s, "slot", at);
+      if (slot.name.empty())
+        reader.error(at, "field 'slot' is empty");
+      at += " ('" + slot.name + "')";
+      slot.dtype = reader.dtype(s, "dtype", at);
+      const Json &inits = reader.field(s, "inits", at);
+      if (!inits.is_array() || inits.size() != unit.members.size())
+        reader.error(at, "field 'inits' must be a list of " +
+                             std::to_string(unit.members.size()) +
+                             " init specs, one per member, got " +
+                             inits.dump());
+      for (const Json &init : inits) {
+        if (!init.is_string())
+          reader.error(at,
+                       "field 'inits' must hold strings, got " + init.dump());
+        slot.initTexts.push_back(init.get<std::string>());
+        slot.inits.push_back(initSpec(reader, slot.initTexts.back(), at));
+        if (!initFitsDType(slot.inits.back(), slot.dtype))
+          reader.error(at, "init spec '" + slot.initTexts.back() +
+                               "' needs a floating-point dtype, not " +
+                               manifestName(slot.dtype));
+      }
+      unit.slots.push_back(std::move(slot));
+    }
+  }
+  return unit;
 }
 
 /// Sorts \p items by index and checks that the indices are 0..n-1.
@@ -246,10 +444,14 @@ Manifest zshard::rt::parseManifest(std::string_view text,
       manifest.module.emplace_back(key, value.get<std::string>());
     }
   }
+  if (auto grid = json.find("grid"); grid != json.end() && !grid->is_null())
+    manifest.grid = readGrid(reader, *grid);
   if (auto units = json.find("units"); units != json.end()) {
     if (!units->is_array())
       reader.error("units", "must be a list");
-    manifest.numUnits = units->size();
+    for (size_t i = 0; i < units->size(); ++i)
+      manifest.units.push_back(
+          readUnit(reader, (*units)[i], describe("units", i, (*units)[i])));
   }
 
   const Json &arguments = reader.field(json, "arguments", "");
@@ -267,6 +469,7 @@ Manifest zshard::rt::parseManifest(std::string_view text,
   orderByIndex(reader, manifest.arguments, "arguments");
   orderByIndex(reader, manifest.results, "results");
 
+  checkManifestGrid(manifest);
   checkManifestRoles(manifest);
   checkManifestSignature(manifest);
   return manifest;
@@ -319,6 +522,81 @@ const ResultDesc &Manifest::loss() const {
   fail(path + ": no loss result"); // checkManifestRoles rules this out
 }
 
+const UnitDesc *Manifest::findUnit(std::string_view name) const {
+  for (const UnitDesc &unit : units)
+    if (unit.name == name)
+      return &unit;
+  return nullptr;
+}
+
+std::vector<std::pair<const std::string *, const std::vector<int64_t> *>>
+Manifest::modelParams() const {
+  std::vector<std::pair<const std::string *, const std::vector<int64_t> *>> out;
+  for (const ArgumentDesc &arg : arguments) {
+    if (arg.role == ArgRole::Param)
+      out.emplace_back(&arg.name, &arg.type.shape);
+    if (arg.role == ArgRole::ParamShard)
+      if (const UnitDesc *unit = findUnit(arg.unit);
+          unit && unit->paramsSharded())
+        for (const UnitMember &member : unit->members)
+          out.emplace_back(&member.name, &member.shape);
+  }
+  return out;
+}
+
+const UnitSlot *UnitDesc::findSlot(std::string_view name) const {
+  for (const UnitSlot &slot : slots)
+    if (slot.name == name)
+      return &slot;
+  return nullptr;
+}
+
+std::vector<int64_t> zshard::rt::gridCoords(int64_t rank,
+                                            const std::vector<int64_t> &shape) {
+  std::vector<int64_t> coords(shape.size());
+  for (size_t i = shape.size(); i-- > 0;) {
+    coords[i] = rank % shape[i];
+    rank /= shape[i];
+  }
+  return coords;
+}
+
+uint64_t zshard::rt::shardIndex(const UnitDesc &unit, const GridDesc &grid,
+                                const std::vector<int64_t> &coords) {
+  uint64_t index = 0;
+  for (int64_t axis : unit.shardAxes)
+    index = index * uint64_t(grid.shape[size_t(axis)]) +
+            uint64_t(coords[size_t(axis)]);
+  return index;
+}
+
+bool zshard::rt::isStateRole(ArgRole role) {
+  return role == ArgRole::Param || role == ArgRole::OptState ||
+         role == ArgRole::ParamShard || role == ArgRole::OptStateShard;
+}
+
+bool zshard::rt::isShardRole(ArgRole role) {
+  return role == ArgRole::ParamShard || role == ArgRole::OptStateShard;
+}
+
+const char *zshard::rt::strategyName(ShardStrategy strategy) {
+  switch (strategy) {
+  case ShardStrategy::NoShard:
+    return "no_shard";
+  case ShardStrategy::Zero1:
+    return "zero1";
+  case ShardStrategy::ShardGradOp:
+    return "shard_grad_op";
+  case ShardStrategy::FullShard:
+    return "full_shard";
+  case ShardStrategy::HybridShard:
+    return "hybrid_shard";
+  case ShardStrategy::HybridShardZero2:
+    return "hybrid_shard_zero2";
+  }
+  return "?";
+}
+
 const char *zshard::rt::roleName(ArgRole role) {
   switch (role) {
   case ArgRole::Param:
@@ -329,6 +607,10 @@ const char *zshard::rt::roleName(ArgRole role) {
     return "batch";
   case ArgRole::Hyper:
     return "hyper";
+  case ArgRole::ParamShard:
+    return "param_shard";
+  case ArgRole::OptStateShard:
+    return "opt_state_shard";
   }
   return "?";
 }
@@ -341,6 +623,10 @@ const char *zshard::rt::roleName(ResultRole role) {
     return "param_out";
   case ResultRole::OptStateOut:
     return "opt_state_out";
+  case ResultRole::ParamShardOut:
+    return "param_shard_out";
+  case ResultRole::OptStateShardOut:
+    return "opt_state_shard_out";
   }
   return "?";
 }

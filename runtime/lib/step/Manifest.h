@@ -11,6 +11,11 @@
 /// buffer order, and carries the signature that ties it to its library. See
 /// docs/runtime.md, "Artifacts", for the format.
 ///
+/// A sharded artifact (one SPMD program for every rank) also names its device
+/// grid and its units: flat, padded buffers of parameters, each rank holding
+/// one contiguous shard of every sharded unit (param_shard and
+/// opt_state_shard arguments). See docs/runtime.md, "Sharded runs".
+///
 /// loadManifest() checks everything it can without loading the library and
 /// throws a Failure "<manifest path>: <problem>" for the first problem.
 ///
@@ -23,6 +28,7 @@
 #include "core/InitSpec.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,13 +40,26 @@ namespace zshard::rt {
 constexpr const char *artifactFormat = "zshard-artifact";
 constexpr int64_t artifactVersion = 1;
 
-enum class ArgRole { Param, OptState, Batch, Hyper };
-enum class ResultRole { Loss, ParamOut, OptStateOut };
+enum class ArgRole { Param, OptState, Batch, Hyper, ParamShard, OptStateShard };
+enum class ResultRole {
+  Loss,
+  ParamOut,
+  OptStateOut,
+  ParamShardOut,
+  OptStateShardOut
+};
 
-/// "param", "opt_state", "batch", "hyper".
+/// "param", "opt_state", "batch", "hyper", "param_shard", "opt_state_shard".
 const char *roleName(ArgRole role);
-/// "loss", "param_out", "opt_state_out".
+/// "loss", "param_out", "opt_state_out", "param_shard_out",
+/// "opt_state_shard_out".
 const char *roleName(ResultRole role);
+
+/// Whether arguments of \p role are state: saved, loaded, initialised and
+/// updated by the step (param, opt_state and their shards).
+bool isStateRole(ArgRole role);
+/// Whether arguments of \p role hold a shard of a unit.
+bool isShardRole(ArgRole role);
 
 /// Element type and shape of a dense row-major buffer.
 struct TensorType {
@@ -58,6 +77,8 @@ struct ArgumentDesc {
   std::string initText; ///< param and opt_state only.
   InitSpec init;        ///< parsed initText.
   std::string param;    ///< opt_state only: the parameter it belongs to.
+  std::string unit;     ///< param_shard and opt_state_shard: the unit.
+  std::string slot;     ///< opt_state_shard: the slot ("exp_avg", ...).
 };
 
 struct ResultDesc {
@@ -66,6 +87,82 @@ struct ResultDesc {
   std::string name; ///< "" for the loss.
   TensorType type;
   int64_t argument = -1; ///< param_out/opt_state_out: the argument updated.
+};
+
+/// The device grid of a sharded artifact: the ranks laid out row-major over
+/// shape (the last axis fastest), as zshard_rt_grid_create builds it.
+struct GridDesc {
+  std::string name;
+  std::vector<int64_t> shape;
+};
+
+/// How a unit is sharded (FSDP's and ZeRO's strategies; docs of
+/// zshard.unit): no_shard keeps parameters and optimizer state whole and
+/// replicated (ordinary param and opt_state arguments); zero1 shards the
+/// optimizer state (opt_state_shard arguments) and keeps the parameters
+/// whole (param arguments); shard_grad_op, full_shard, hybrid_shard and
+/// hybrid_shard_zero2 shard both (param_shard and opt_state_shard
+/// arguments), the hybrid ones over their shard axes only.
+enum class ShardStrategy {
+  NoShard,
+  Zero1,
+  ShardGradOp,
+  FullShard,
+  HybridShard,
+  HybridShardZero2
+};
+
+/// "no_shard", "zero1", "shard_grad_op", "full_shard", "hybrid_shard",
+/// "hybrid_shard_zero2".
+const char *strategyName(ShardStrategy strategy);
+
+/// A parameter inside a unit's flat buffer: elements [offset, offset +
+/// elements) of it.
+struct UnitMember {
+  std::string name;
+  std::vector<int64_t> shape;
+  uint64_t elements = 1;
+  uint64_t offset = 0;
+  std::string initText; ///< "" when absent (members that are params).
+  InitSpec init;
+};
+
+/// One optimizer state slot of a unit: a flat buffer laid out as the
+/// parameters, holding member m's state "<member>.<slot>" at its offset.
+struct UnitSlot {
+  std::string name; ///< "exp_avg", "master", ...
+  DType dtype = DType::F32;
+  std::vector<std::string> initTexts; ///< One per member.
+  std::vector<InitSpec> inits;        ///< Parsed initTexts.
+};
+
+/// A unit: parameters flattened into one padded buffer of padded elements
+/// (members at their offsets, zero elsewhere), split into equal shards of
+/// shardSize elements over the grid axes shardAxes. The rank whose
+/// (row-major) index over shardAxes is c holds elements
+/// [c * shardSize, (c + 1) * shardSize).
+struct UnitDesc {
+  std::string name;
+  ShardStrategy strategy = ShardStrategy::FullShard;
+  std::vector<int64_t> shardAxes;
+  std::vector<int64_t> replicateAxes;
+  uint64_t padded = 0;
+  uint64_t shardSize = 0;
+  DType paramDType = DType::F32;
+  DType reduceDType = DType::F32;
+  std::vector<UnitMember> members;
+  std::vector<UnitSlot> slots;
+
+  /// Whether ranks hold shards of the unit's optimizer state (every
+  /// strategy but no_shard).
+  bool sharded() const { return strategy != ShardStrategy::NoShard; }
+  /// Whether ranks hold shards of the unit's parameters (not no_shard or
+  /// zero1, whose members are param arguments).
+  bool paramsSharded() const {
+    return sharded() && strategy != ShardStrategy::Zero1;
+  }
+  /// The slot called \p name, or NULL.
+  const UnitSlot *findSlot(std::string_view name) const;
 };
 
 struct Manifest {
@@ -79,7 +176,9 @@ struct Manifest {
   std::vector<std::pair<std::string, std::string>> module;
   std::vector<ArgumentDesc> arguments; ///< By index.
   std::vector<ResultDesc> results;     ///< By index.
-  size_t numUnits = 0;
+  /// The device grid; absent for a single-rank artifact ("grid": null).
+  std::optional<GridDesc> grid;
+  std::vector<UnitDesc> units; ///< In manifest order.
 
   /// The step library's path: library relative to dir unless absolute.
   std::string libraryPath() const;
@@ -89,7 +188,27 @@ struct Manifest {
   const std::string *findModuleAttr(std::string_view key) const;
   /// The loss result.
   const ResultDesc &loss() const;
+  /// The unit called \p name, or NULL.
+  const UnitDesc *findUnit(std::string_view name) const;
+  /// The parameters of the model as an unsharded run has them: every param
+  /// argument and every member of a unit with sharded parameters, as (name,
+  /// shape).
+  std::vector<std::pair<const std::string *, const std::vector<int64_t> *>>
+  modelParams() const;
+  /// Whether the artifact is sharded: it has a grid, and its step calls the
+  /// collectives of a grid of that shape.
+  bool sharded() const { return grid.has_value(); }
 };
+
+/// The index of the shard of \p unit that the rank at grid coordinates
+/// \p coords holds: its row-major index over the unit's shard axes (0 for a
+/// unit without shard axes).
+uint64_t shardIndex(const UnitDesc &unit, const GridDesc &grid,
+                    const std::vector<int64_t> &coords);
+
+/// The row-major coordinates of \p rank on \p shape (the last axis fastest).
+std::vector<int64_t> gridCoords(int64_t rank,
+                                const std::vector<int64_t> &shape);
 
 /// Reads and checks ARTIFACT/manifest.json (\p artifactDir is the directory).
 Manifest loadManifest(const std::string &artifactDir);

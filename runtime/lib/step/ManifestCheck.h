@@ -17,10 +17,23 @@
 
 namespace zshard::rt {
 
+/// The grid and the units: ranks is the product of the grid's shape (1 and
+/// no grid for an unsharded artifact); unit names are unique; shard and
+/// replicate axes are distinct axes of the grid; a sharded unit needs a grid
+/// and padded = shardSize * (product of its shard axes' sizes); members lie
+/// inside the padded buffer without overlapping.
+void checkManifestGrid(const Manifest &manifest);
+
 /// Names unique per role group; every opt_state names a param of its shape;
 /// hypers are scalars; exactly one loss (a float scalar); every param and
 /// opt_state has exactly one update result of its name, dtype and shape, and
-/// there is nothing else. Fills ResultDesc::argument.
+/// there is nothing else. Every unit with parameter shards has one
+/// param_shard argument named after it, and every sharded unit (zero1 too)
+/// one opt_state_shard "<unit>.<slot>" per slot, of the unit's dtypes and
+/// shape [shardSize], each with its update result; the members of no_shard
+/// and zero1 units are param arguments; the names of the consolidated state
+/// (params, opt_states, members and "<member>.<slot>") are unique. Fills
+/// ResultDesc::argument.
 void checkManifestRoles(Manifest &manifest);
 
 /// The signature is 16 lower-case hex digits and equals computeSignature().

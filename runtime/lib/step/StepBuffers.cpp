@@ -16,8 +16,10 @@ using namespace zshard::rt;
 zshard_rt_mem_category zshard::rt::categoryOf(ArgRole role) {
   switch (role) {
   case ArgRole::Param:
+  case ArgRole::ParamShard:
     return ZSHARD_RT_MEM_PARAMETERS;
   case ArgRole::OptState:
+  case ArgRole::OptStateShard:
     return ZSHARD_RT_MEM_OPTIMIZER_STATE;
   case ArgRole::Batch:
     return ZSHARD_RT_MEM_ACTIVATIONS;
@@ -30,8 +32,10 @@ zshard_rt_mem_category zshard::rt::categoryOf(ArgRole role) {
 zshard_rt_mem_category zshard::rt::categoryOf(ResultRole role) {
   switch (role) {
   case ResultRole::ParamOut:
+  case ResultRole::ParamShardOut:
     return ZSHARD_RT_MEM_PARAMETERS;
   case ResultRole::OptStateOut:
+  case ResultRole::OptStateShardOut:
     return ZSHARD_RT_MEM_OPTIMIZER_STATE;
   case ResultRole::Loss:
     return ZSHARD_RT_MEM_OTHER;

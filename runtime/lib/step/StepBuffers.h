@@ -8,14 +8,15 @@
 /// One buffer per argument and per result of a step, 64-byte aligned, zeroed,
 /// and charged to a memory context by what it holds:
 ///
-///   param, param_out            parameters
-///   opt_state, opt_state_out    optimizer_state
+///   param(_shard), param(_shard)_out          parameters
+///   opt_state(_shard), opt_state(_shard)_out  optimizer_state
 ///   batch                       activations
 ///   hyper, loss                 other
 ///
 /// Results never alias arguments. After a step, swapUpdated() exchanges each
-/// param/opt_state argument with its update result (double buffering), so
-/// the next step reads what this one wrote without a copy.
+/// state argument (param, opt_state and their shards) with its update result
+/// (double buffering), so the next step reads what this one wrote without a
+/// copy.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -48,7 +49,7 @@ public:
     return buffers[numArguments + index];
   }
 
-  /// Exchanges every param and opt_state argument with its update result.
+  /// Exchanges every state argument with its update result.
   void swapUpdated();
 
 private:

@@ -140,7 +140,8 @@ TEST(RunnerErrorsTest, Artifacts) {
          return std::vector<std::string>{writeArtifact(d, "bad", m)};
        },
        manifestAt + "arguments\\[2\\] \\('lr'\\): unknown argument role "
-                    "'constant' \\(known: param, opt_state, batch, hyper\\)"},
+                    "'constant' \\(known: param, opt_state, batch, hyper, "
+                    "param_shard, opt_state_shard\\)"},
       {"signature of the manifest",
        [](const TempDir &d) {
          Json m = quadManifest();
@@ -203,8 +204,8 @@ TEST(RunnerErrorsTest, Artifacts) {
          m["ranks"] = 4;
          return std::vector<std::string>{writeArtifact(d, "bad", m)};
        },
-       manifestAt + "ranks 4: this zshard-run runs single-rank artifacts "
-                    "\\(ranks 1\\) only"},
+       manifestAt + "ranks 4 needs a grid \\(\"grid\" is null: the "
+                    "artifact is single-rank\\)"},
       {"unknown hyper",
        [](const TempDir &d) {
          Json m = quadManifest();

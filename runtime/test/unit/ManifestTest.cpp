@@ -213,7 +213,8 @@ TEST(ManifestTest, EntryErrors) {
             at + "arguments[2] ('x'): missing field 'index'");
   EXPECT_EQ(errorAfter([](Json &m) { m["arguments"][2]["role"] = "input"; }),
             at + "arguments[2] ('x'): unknown argument role 'input' (known: "
-                 "param, opt_state, batch, hyper)");
+                 "param, opt_state, batch, hyper, param_shard, "
+                 "opt_state_shard)");
   EXPECT_EQ(errorAfter([](Json &m) { m["arguments"][2]["dtype"] = "f8"; }),
             at + "arguments[2] ('x'): unknown dtype 'f8' (known: f32, f64, "
                  "f16, bf16, i64, i32, i8, u8, u16, u32, i1)");
@@ -240,7 +241,8 @@ TEST(ManifestTest, EntryErrors) {
             at + "arguments[1] ('w.exp_avg'): missing field 'param'");
   EXPECT_EQ(errorAfter([](Json &m) { m["results"][0]["role"] = "output"; }),
             at + "results[0]: unknown result role 'output' (known: loss, "
-                 "param_out, opt_state_out)");
+                 "param_out, opt_state_out, param_shard_out, "
+                 "opt_state_shard_out)");
   EXPECT_EQ(errorAfter([](Json &m) { m["results"][0]["name"] = "l"; }),
             at + "results[0] ('l'): the loss has no name, got 'l'");
   EXPECT_EQ(errorAfter([](Json &m) { m["results"][0]["name"] = ""; }),

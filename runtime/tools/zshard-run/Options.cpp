@@ -56,17 +56,24 @@ double parseFloat(const std::string &option, const std::string &text) {
 } // namespace
 
 const char *zshard::run::usageLine() {
-  return "usage: zshard-run ARTIFACT.zsa [--steps N] [--lr F] [--seed N] "
+  return "usage: zshard-run ARTIFACT.zsa [--ranks N] [--backend local|mpi] "
+         "[--steps N] [--lr F] [--seed N] "
          "[--data FILE [--data-dtype u16|u32]] [--batch-file F.safetensors] "
-         "[--init-from F.safetensors | --resume F.safetensors] "
-         "[--save F.safetensors] [--log-json FILE] [--threads N] [--quiet]";
+         "[--init-from F.safetensors | --resume F | --resume-full "
+         "F.safetensors] [--save F] [--save-full F.safetensors] "
+         "[--log-json FILE] [--threads N] [--quiet]";
 }
 
 const char *zshard::run::helpText() {
   return R"(zshard-run: load a compiled zshard artifact and train with it.
 
 usage: zshard-run ARTIFACT.zsa [options]
+       mpirun -np N zshard-run ARTIFACT.zsa --backend mpi [options]
 
+  --ranks N            ranks to run (default: the artifact's); must be the
+                       rank count the artifact was compiled for
+  --backend B          local (default: the ranks are threads of this process)
+                       or mpi (one rank per process, under mpirun)
   --steps N            steps to run (default 10); after --resume, N more
   --lr F               the 'lr' hyper-parameter (default 0.001)
   --seed N             seed of the initialisation and of the data (default 0)
@@ -74,11 +81,17 @@ usage: zshard-run ARTIFACT.zsa [options]
   --data-dtype T       u16 (default, as nanoGPT's train.bin) or u32
   --batch-file F       safetensors with the batch by argument name, optionally
                        with a leading step axis [S, ...], entry (s-1) mod S
-  --init-from F        parameters (and optionally optimizer state) to start from
+  --init-from F        parameters (and optionally optimizer state) to start from,
+                       a consolidated file (any rank count)
   --resume F           a checkpoint written by --save: continue after its step
+                       (a sharded run reads its rank files F.rank<r>-of-<N>)
+  --resume-full F      a consolidated checkpoint (--save-full, or --save of an
+                       unsharded run) into any rank count
   --save F             write parameters, optimizer state and the step at the end
+                       (a sharded run: one file per rank, F.rank<r>-of-<N>)
+  --save-full F        write one consolidated file, as an unsharded run saves
   --log-json FILE      one JSON object per step: {"step", "loss", "ms"}
-  --threads N          OpenBLAS threads (default 1)
+  --threads N          OpenBLAS threads (default 1; shared by the rank threads)
   --quiet              no per-step lines; only the final JSON summary
   --help, --version
 
@@ -118,9 +131,10 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
       value = arg.substr(equals + 1);
     }
     static const char *const valued[] = {
-        "--steps",      "--lr",         "--seed",      "--data",
-        "--data-dtype", "--batch-file", "--init-from", "--resume",
-        "--save",       "--log-json",   "--threads"};
+        "--steps",       "--lr",         "--seed",      "--data",
+        "--data-dtype",  "--batch-file", "--init-from", "--resume",
+        "--resume-full", "--save",       "--save-full", "--log-json",
+        "--threads",     "--ranks",      "--backend"};
     bool known = false;
     for (const char *option : valued)
       known |= name == option;
@@ -139,7 +153,16 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
       options.seed = parseUnsigned(name, value);
     else if (name == "--threads")
       options.threads = int(std::min<int64_t>(parseInt(name, value, 1), 1024));
-    else if (name == "--data-dtype") {
+    else if (name == "--ranks")
+      options.ranks = std::min<int64_t>(parseInt(name, value, 1), 1 << 20);
+    else if (name == "--backend") {
+      if (value == "local")
+        options.backend = Backend::Local;
+      else if (value == "mpi")
+        options.backend = Backend::Mpi;
+      else
+        usage("--backend wants local or mpi, got '" + value + "'");
+    } else if (name == "--data-dtype") {
       if (value == "u16")
         options.dataDType = rt::DType::U16;
       else if (value == "u32")
@@ -149,12 +172,14 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
     } else {
       if (value.empty())
         usage(name + " needs a file name");
-      std::string &target = name == "--data"         ? options.data
-                            : name == "--batch-file" ? options.batchFile
-                            : name == "--init-from"  ? options.initFrom
-                            : name == "--resume"     ? options.resume
-                            : name == "--save"       ? options.save
-                                                     : options.logJson;
+      std::string &target = name == "--data"          ? options.data
+                            : name == "--batch-file"  ? options.batchFile
+                            : name == "--init-from"   ? options.initFrom
+                            : name == "--resume"      ? options.resume
+                            : name == "--resume-full" ? options.resumeFull
+                            : name == "--save"        ? options.save
+                            : name == "--save-full"   ? options.saveFull
+                                                      : options.logJson;
       target = value;
     }
   }
@@ -162,7 +187,11 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
     usage("no artifact given");
   if (!options.data.empty() && !options.batchFile.empty())
     usage("--data and --batch-file exclude each other");
-  if (!options.initFrom.empty() && !options.resume.empty())
-    usage("--init-from and --resume exclude each other");
+  int starts = !options.initFrom.empty() + !options.resume.empty() +
+               !options.resumeFull.empty();
+  if (starts > 1)
+    usage(!options.initFrom.empty() && !options.resume.empty()
+              ? "--init-from and --resume exclude each other"
+              : "--init-from, --resume and --resume-full exclude each other");
   return options;
 }

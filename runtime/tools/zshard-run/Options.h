@@ -15,6 +15,9 @@
 
 namespace zshard::run {
 
+/// How the ranks of a run talk: threads of this process, or MPI processes.
+enum class Backend { Local, Mpi };
+
 /// Everything the command line says.
 struct RunOptions {
   std::string artifact;
@@ -26,9 +29,15 @@ struct RunOptions {
   std::string batchFile;
   std::string initFrom;
   std::string resume;
+  std::string resumeFull;
   std::string save;
+  std::string saveFull;
   std::string logJson;
   int threads = 1;
+  /// --ranks; 0 when not given (the artifact's rank count, or the MPI
+  /// world's size).
+  int64_t ranks = 0;
+  Backend backend = Backend::Local;
   bool quiet = false;
   bool help = false;
   bool version = false;

@@ -82,14 +82,16 @@ void Progress::finish(const RunSummary &summary) {
     std::printf("\n");
   double meanMs =
       summary.steps ? 1e3 * summary.stepSeconds / double(summary.steps) : 0;
-  double sgemmShare =
-      summary.stepSeconds > 0 ? summary.sgemmSeconds / summary.stepSeconds : 0;
+  double sgemmShare = summary.rankStepSeconds > 0
+                          ? summary.sgemmSeconds / summary.rankStepSeconds
+                          : 0;
   std::printf(
       "done: %lld steps in %.2f s, final loss %s, mean step %.3f ms, "
-      "sgemm %.0f%% of step time, peak memory %s\n",
+      "sgemm %.0f%% of step time, peak memory %s%s\n",
       static_cast<long long>(summary.steps), summary.wallSeconds,
       summary.finalLoss ? std::to_string(*summary.finalLoss).c_str() : "-",
-      meanMs, 100 * sgemmShare, formatBytes(summary.peakTotalBytes).c_str());
+      meanMs, 100 * sgemmShare, formatBytes(summary.peakTotalBytes).c_str(),
+      summary.ranks > 1 ? " (the largest rank's)" : "");
   std::fflush(stdout);
 }
 
@@ -114,12 +116,23 @@ void StepLog::write(const StepRecord &record) {
     rt::fail(path + ": cannot write: " + std::strerror(errno));
 }
 
-std::string zshard::run::summaryJson(const RunSummary &summary) {
+namespace {
+Json peaksJson(const std::array<uint64_t, ZSHARD_RT_MEM_NUM_CATEGORIES> &bytes,
+               uint64_t total) {
   Json peaks = Json::object();
   for (int c = 0; c < ZSHARD_RT_MEM_NUM_CATEGORIES; ++c)
     peaks[zshard_rt_mem_category_name(static_cast<zshard_rt_mem_category>(c))] =
-        summary.peakBytes[size_t(c)];
-  peaks["total"] = summary.peakTotalBytes;
+        bytes[size_t(c)];
+  peaks["total"] = total;
+  return peaks;
+}
+} // namespace
+
+std::string zshard::run::summaryJson(const RunSummary &summary) {
+  Json peaks = peaksJson(summary.peakBytes, summary.peakTotalBytes);
+  Json rankPeaks = Json::array();
+  for (const RankPeaks &rank : summary.rankPeaks)
+    rankPeaks.push_back(peaksJson(rank.bytes, rank.total));
   double meanMs =
       summary.steps ? 1e3 * summary.stepSeconds / double(summary.steps) : 0;
   Json object = {
@@ -129,13 +142,16 @@ std::string zshard::run::summaryJson(const RunSummary &summary) {
       {"final_loss",
        summary.finalLoss ? number(*summary.finalLoss) : Json(nullptr)},
       {"mean_step_ms", meanMs},
-      {"sgemm_fraction", summary.stepSeconds > 0
-                             ? summary.sgemmSeconds / summary.stepSeconds
+      {"sgemm_fraction", summary.rankStepSeconds > 0
+                             ? summary.sgemmSeconds / summary.rankStepSeconds
                              : 0.0},
       {"sgemm_gflops", summary.sgemmSeconds > 0
                            ? summary.sgemmFlops / summary.sgemmSeconds / 1e9
                            : 0.0},
       {"wall_s", summary.wallSeconds},
-      {"peak_bytes", peaks}};
+      {"peak_bytes", peaks},
+      {"ranks", summary.ranks},
+      {"backend", summary.backend},
+      {"rank_peak_bytes", rankPeaks}};
   return object.dump();
 }

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace zshard::run {
 
@@ -34,18 +35,30 @@ struct StepRecord {
   double seconds = 0; ///< The step call alone.
 };
 
+/// Peak memory of one rank: per category, and of the total.
+struct RankPeaks {
+  std::array<uint64_t, ZSHARD_RT_MEM_NUM_CATEGORIES> bytes{};
+  uint64_t total = 0;
+};
+
 /// The whole run.
 struct RunSummary {
   int64_t steps = 0;
   int64_t firstStep = 0;
   int64_t lastStep = 0;
   std::optional<double> finalLoss;
-  double stepSeconds = 0;  ///< Sum over steps.
+  double stepSeconds = 0; ///< Sum over steps (of the slowest rank's time).
+  /// Sum over ranks and steps of each rank's own step time.
+  double rankStepSeconds = 0;
   double sgemmSeconds = 0; ///< Of which in zshard_rt_step_sgemm.
   double sgemmFlops = 0;
   double wallSeconds = 0; ///< Everything, loading included.
+  /// The largest peak of any rank, per category and of the total.
   std::array<uint64_t, ZSHARD_RT_MEM_NUM_CATEGORIES> peakBytes{};
   uint64_t peakTotalBytes = 0;
+  int64_t ranks = 1;
+  std::string backend = "local";
+  std::vector<RankPeaks> rankPeaks; ///< By rank.
 };
 
 /// Throughput: "tok/s" with B*T tokens per step, "samples/s" with B, or
@@ -91,7 +104,9 @@ private:
 
 /// The final JSON line: {"steps":N,"first_step":..,"last_step":..,
 /// "final_loss":..,"mean_step_ms":..,"sgemm_fraction":..,"sgemm_gflops":..,
-/// "wall_s":..,"peak_bytes":{<category>:..,...,"total":..}}.
+/// "wall_s":..,"peak_bytes":{<category>:..,...,"total":..},"ranks":N,
+/// "backend":"local"|"mpi","rank_peak_bytes":[{<category>:..,"total":..},
+/// ...]}; peak_bytes is the largest of the ranks' peaks.
 std::string summaryJson(const RunSummary &summary);
 
 } // namespace zshard::run

@@ -4,17 +4,26 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// One rank, one thread: the step runs on the calling thread, whose current
-// memory context is the run's, so the step's own allocations (the MLIR hooks)
-// and the sgemm counters are this run's.
+// Every rank runs RankRun::run() on its own thread (the local backend: one
+// thread per rank; MPI: the main thread of each process; a single-rank
+// artifact: the calling thread, with no communicator). A rank's thread has
+// the rank's memory context and the artifact's grid current, so the step's
+// own allocations (the MLIR hooks), its collectives and the sgemm counters
+// are this rank's.
+//
+// All ranks go through the same phases; each phase that can fail runs in
+// Team::check, so a failure on one rank stops every rank at the same point
+// (Team.h). Rank 0 prints.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Trainer.h"
 
 #include "Report.h"
+#include "Team.h"
 
 #include "core/Failure.h"
+#include "core/Shape.h"
 #include "data/BatchSource.h"
 #include "step/Checkpoint.h"
 #include "step/Manifest.h"
@@ -23,12 +32,16 @@
 
 #include "zshard/runtime/zshard_rt.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <memory>
+#include <thread>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace zshard;
@@ -43,21 +56,21 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// A memory context for the run, current on this thread while it lives.
-class RunMemory {
+/// A memory context for a rank, current on its thread while it lives.
+class RankMemory {
 public:
-  RunMemory() {
+  RankMemory() {
     if (zshard_rt_mem_ctx_create(&ctx) != ZSHARD_RT_OK)
       fail(std::string("cannot create a memory context: ") +
            zshard_rt_last_error_message());
     zshard_rt_set_current_mem_ctx(ctx);
   }
-  ~RunMemory() {
+  ~RankMemory() {
     zshard_rt_set_current_mem_ctx(nullptr);
     zshard_rt_mem_ctx_destroy(ctx);
   }
-  RunMemory(const RunMemory &) = delete;
-  RunMemory &operator=(const RunMemory &) = delete;
+  RankMemory(const RankMemory &) = delete;
+  RankMemory &operator=(const RankMemory &) = delete;
   zshard_rt_mem_ctx *get() const { return ctx; }
 
 private:
@@ -75,6 +88,11 @@ void checkWritable(const std::string &path) {
     fail(path + ": cannot write: " + std::strerror(errno));
 }
 
+bool fileExists(const std::string &path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0;
+}
+
 /// Every hyper argument must be one zshard-run supplies, as a float scalar.
 void checkHypers(const Manifest &manifest) {
   for (const ArgumentDesc &arg : manifest.arguments) {
@@ -89,7 +107,42 @@ void checkHypers(const Manifest &manifest) {
   }
 }
 
-Throughput throughputOf(const Manifest &manifest) {
+const char *backendName(Backend backend) {
+  return backend == Backend::Mpi ? "mpi" : "local";
+}
+
+std::string gridText(const Manifest &manifest) {
+  return manifest.grid ? "grid '" + manifest.grid->name + "' " +
+                             shapeString(manifest.grid->shape)
+                       : "no grid";
+}
+
+/// The rank count of the artifact must be the run's: \p ranks (--ranks, or
+/// the MPI world's size; 0 = take the artifact's).
+void checkRanks(const Manifest &manifest, const RunOptions &options,
+                int64_t ranks) {
+  if (ranks == 0 || ranks == manifest.ranks)
+    return;
+  std::string run =
+      options.backend == Backend::Mpi
+          ? "the MPI world has " + std::to_string(ranks) + " processes"
+          : "--ranks " + std::to_string(ranks);
+  if (!manifest.sharded())
+    fail(manifest.path +
+         ": the artifact is single-rank (ranks 1, no grid), "
+         "and " +
+         run + ": compile it for " + std::to_string(ranks) +
+         " ranks to run it sharded");
+  std::string runIt = options.backend == Backend::Mpi
+                          ? "run it under mpirun -np "
+                          : "run it with --ranks ";
+  fail(manifest.path + ": the artifact is compiled for " +
+       std::to_string(manifest.ranks) + " ranks (" + gridText(manifest) +
+       "), and " + run + " (compile it for " + std::to_string(ranks) +
+       " ranks, or " + runIt + std::to_string(manifest.ranks) + ")");
+}
+
+Throughput throughputOf(const Manifest &manifest, int64_t ranks) {
   Throughput throughput;
   if (const ArgumentDesc *tokens =
           manifest.findArgument(ArgRole::Batch, "tokens")) {
@@ -100,120 +153,432 @@ Throughput throughputOf(const Manifest &manifest) {
     throughput.unit = "samples/s";
     throughput.perStep = x->type.shape.empty() ? 1 : double(x->type.shape[0]);
   }
+  if (throughput.unit != "steps/s")
+    throughput.perStep *= double(ranks); // the global batch
   return throughput;
 }
 
 std::string describeState(const Manifest &manifest) {
   uint64_t params = 0, paramBytes = 0, stateBytes = 0;
-  for (const ArgumentDesc &arg : manifest.arguments) {
-    if (arg.role == ArgRole::Param) {
-      params += arg.type.elements;
-      paramBytes += arg.type.bytes;
-    } else if (arg.role == ArgRole::OptState) {
-      stateBytes += arg.type.bytes;
+  for (const StateTensor &t : stateTensors(manifest)) {
+    uint64_t bytes = t.elements * dtypeSize(t.dtype);
+    if (t.isParam) {
+      params += t.elements;
+      paramBytes += bytes;
+    } else {
+      stateBytes += bytes;
     }
   }
   return std::to_string(params) + " parameters (" + std::to_string(paramBytes) +
          " bytes, optimizer state " + std::to_string(stateBytes) + " bytes)";
 }
 
-} // namespace
+/// What each rank sends rank 0 after a step.
+struct StepFigures {
+  double loss = 0;
+  double seconds = 0;
+  int64_t failed = 0;
+};
 
-void zshard::run::train(const RunOptions &options) {
-  Clock::time_point wallStart = Clock::now();
-  Manifest manifest = loadManifest(options.artifact);
-  if (manifest.ranks != 1)
-    fail(manifest.path + ": ranks " + std::to_string(manifest.ranks) +
-         ": this zshard-run runs single-rank artifacts (ranks 1) only");
-  checkHypers(manifest);
-  if (zshard_rt_cpu_set_num_threads(options.threads) != ZSHARD_RT_OK)
-    fail(zshard_rt_last_error_message());
-  StepLibrary library(manifest);
+/// What each rank sends rank 0 at the end.
+struct RankFigures {
+  RankPeaks peaks;
+  double stepSeconds = 0;
+  double sgemmSeconds = 0;
+  double sgemmFlops = 0;
+};
 
-  if (!options.save.empty())
-    checkWritable(options.save);
+/// One rank of a run.
+class RankRun {
+public:
+  RankRun(const RunOptions &options, Team &team, Clock::time_point wallStart)
+      : options(options), team(team), wallStart(wallStart),
+        lead(team.rank() == 0) {}
 
-  RunMemory memory;
-  StepBuffers buffers(manifest, memory.get());
+  void run();
+
+private:
+  void load();
+  void initState();
+  void loop();
+  void save();
+  void report();
+
+  const RunOptions &options;
+  Team &team;
+  Clock::time_point wallStart;
+  bool lead;
+
+  RankMemory memory;
+  std::unique_ptr<Manifest> manifest;
+  std::unique_ptr<StepLibrary> library;
+  RankPlace place;
+  std::unique_ptr<StepBuffers> buffers;
+  std::unique_ptr<BatchSource> source;
+  std::unique_ptr<StepLog> log;
+  std::unique_ptr<Progress> progress;
   int64_t firstStep = 1;
-  if (!options.resume.empty())
-    firstStep = loadState(manifest, buffers, options.resume,
-                          StateFile::Checkpoint, options.seed) +
+  RunSummary summary;
+  double ownStepSeconds = 0;
+};
+
+void RankRun::run() {
+  team.check([&] { load(); });
+  if (manifest->sharded()) {
+    team.check([&] {
+      team.createGrid(manifest->grid->shape);
+      // The runtime's grid and the manifest agree on where this rank sits.
+      for (size_t axis = 0; axis < place.coords.size(); ++axis)
+        if (zshard_rt_step_grid_coord(int32_t(axis)) != place.coords[axis])
+          fail("internal error: rank " + std::to_string(place.rank) +
+               " is not at the grid coordinates of the manifest's layout");
+    });
+  }
+  team.check([&] { initState(); });
+  // Every rank resumes at the same step.
+  std::vector<int64_t> firsts = team.allGatherValue(firstStep);
+  team.check([&] {
+    for (size_t r = 1; r < firsts.size(); ++r)
+      if (firsts[r] != firsts[0])
+        fail(options.resume +
+             ": the rank files disagree on the step: rank 0 "
+             "saved step " +
+             std::to_string(firsts[0] - 1) + ", rank " + std::to_string(r) +
+             " step " + std::to_string(firsts[r] - 1));
+  });
+  loop();
+  save();
+  report();
+}
+
+void RankRun::load() {
+  manifest = std::make_unique<Manifest>(loadManifest(options.artifact));
+  checkRanks(*manifest, options, team.size());
+  checkHypers(*manifest);
+  library = std::make_unique<StepLibrary>(*manifest);
+  place = RankPlace::of(*manifest, team.rank());
+  if (!options.save.empty())
+    checkWritable(manifest->sharded()
+                      ? rankFilePath(options.save, place.rank, place.ranks)
+                      : options.save);
+  if (lead && !options.saveFull.empty())
+    checkWritable(options.saveFull);
+}
+
+void RankRun::initState() {
+  buffers = std::make_unique<StepBuffers>(*manifest, memory.get());
+  uint64_t seed = options.seed;
+  if (!options.resume.empty()) {
+    if (manifest->sharded()) {
+      std::string path = rankFilePath(options.resume, place.rank, place.ranks);
+      if (!fileExists(path))
+        fail(path +
+             ": no such rank file (--resume of a sharded run reads "
+             "the files --save wrote, one per rank, for the same "
+             "rank count" +
+             std::string(fileExists(options.resume)
+                             ? "; " + options.resume +
+                                   " itself loads with --resume-full"
+                             : "") +
+             ")");
+      firstStep = loadRankState(*manifest, *buffers, path, place) + 1;
+    } else {
+      firstStep = loadState(*manifest, *buffers, options.resume,
+                            StateFile::Checkpoint, seed, place) +
+                  1;
+    }
+  } else if (!options.resumeFull.empty()) {
+    firstStep = loadState(*manifest, *buffers, options.resumeFull,
+                          StateFile::Checkpoint, seed, place) +
                 1;
-  else if (!options.initFrom.empty())
-    loadState(manifest, buffers, options.initFrom, StateFile::Parameters,
-              options.seed);
-  else
-    initFromSpecs(manifest, buffers, options.seed);
+  } else if (!options.initFrom.empty()) {
+    loadState(*manifest, *buffers, options.initFrom, StateFile::Parameters,
+              seed, place);
+  } else {
+    initFromSpecs(*manifest, *buffers, seed, place);
+  }
 
   DataOptions dataOptions;
   dataOptions.tokenFile = options.data;
   dataOptions.tokenDType = options.dataDType;
   dataOptions.batchFile = options.batchFile;
   dataOptions.seed = options.seed;
-  std::unique_ptr<BatchSource> source = makeBatchSource(manifest, dataOptions);
-  std::vector<const ArgumentDesc *> batchArgs = batchArguments(manifest);
-  std::unique_ptr<StepLog> log;
-  if (!options.logJson.empty())
+  dataOptions.shard = {int(place.rank), int(place.ranks)};
+  source = makeBatchSource(*manifest, dataOptions);
+  if (lead && !options.logJson.empty())
     log = std::make_unique<StepLog>(options.logJson);
+}
 
+void RankRun::loop() {
   int64_t lastStep = firstStep + options.steps - 1;
-  if (!options.quiet) {
+  if (lead && !options.quiet) {
     std::string data =
         source ? source->describe() : "none (no batch arguments)";
-    std::fprintf(stderr, "zshard-run: %s: %s; data: %s; steps %lld..%lld\n",
-                 manifest.dir.c_str(), describeState(manifest).c_str(),
-                 data.c_str(), static_cast<long long>(firstStep),
+    std::string ranks;
+    if (manifest->sharded()) {
+      size_t sharded = 0;
+      for (const UnitDesc &unit : manifest->units)
+        sharded += unit.sharded();
+      ranks = "; " + std::to_string(place.ranks) + " ranks (" +
+              gridText(*manifest) + ", " + backendName(options.backend) +
+              " backend), " + std::to_string(sharded) + " of " +
+              std::to_string(manifest->units.size()) + " units sharded";
+    }
+    std::fprintf(stderr, "zshard-run: %s: %s%s; data: %s; steps %lld..%lld\n",
+                 manifest->dir.c_str(), describeState(*manifest).c_str(),
+                 ranks.c_str(), data.c_str(), static_cast<long long>(firstStep),
                  static_cast<long long>(lastStep));
   }
+  if (lead)
+    progress = std::make_unique<Progress>(
+        options.quiet, throughputOf(*manifest, place.ranks), lastStep);
 
-  const ResultDesc &loss = manifest.loss();
-  StepFunction step = library.entry();
-  Progress progress(options.quiet, throughputOf(manifest), lastStep);
-  RunSummary summary;
+  const ResultDesc &loss = manifest->loss();
+  StepFunction step = library->entry();
+  std::vector<const ArgumentDesc *> batchArgs = batchArguments(*manifest);
+  std::vector<void *> batchOutputs(batchArgs.size());
   summary.firstStep = firstStep;
   summary.lastStep = firstStep - 1;
   zshard_rt_step_sgemm_reset_counters();
-  std::vector<void *> batchOutputs(batchArgs.size());
+  // A failure of rank 0's output (the log file) stops every rank after the
+  // next step's figures.
+  std::optional<std::string> outputError;
   for (int64_t s = firstStep; s <= lastStep; ++s) {
     for (size_t i = 0; i < batchArgs.size(); ++i)
-      batchOutputs[i] = buffers.argument(size_t(batchArgs[i]->index));
+      batchOutputs[i] = buffers->argument(size_t(batchArgs[i]->index));
     if (source)
       source->fill(s, batchOutputs);
-    for (const ArgumentDesc &arg : manifest.arguments)
+    for (const ArgumentDesc &arg : manifest->arguments)
       if (arg.role == ArgRole::Hyper)
-        storeFromDouble(arg.type.dtype, buffers.argument(size_t(arg.index)), 0,
+        storeFromDouble(arg.type.dtype, buffers->argument(size_t(arg.index)), 0,
                         arg.name == "lr" ? options.lr : double(s));
 
     Clock::time_point start = Clock::now();
-    step(buffers.pointers());
+    step(buffers->pointers());
     double seconds = secondsSince(start);
+    ownStepSeconds += seconds;
 
-    StepRecord record{
-        s, loadAsDouble(loss.type.dtype, buffers.result(size_t(loss.index)), 0),
-        seconds};
-    buffers.swapUpdated();
+    StepFigures mine;
+    mine.loss =
+        loadAsDouble(loss.type.dtype, buffers->result(size_t(loss.index)), 0);
+    mine.seconds = seconds;
+    int64_t pending = zshard_rt_step_pending_collectives();
+    if (pending != 0 && !outputError)
+      outputError = "the step of " + manifest->libraryPath() + " returned " +
+                    std::to_string(pending) +
+                    " started collectives it did not wait for";
+    mine.failed = outputError.has_value();
+    buffers->swapUpdated();
+
+    // The loss of the run: the mean of the ranks' losses, in rank order;
+    // the step's time: the slowest rank's.
+    std::vector<StepFigures> all = team.allGatherValue(mine);
+    StepRecord record{s, 0, 0};
+    bool failed = false;
+    for (const StepFigures &figures : all) {
+      record.loss += figures.loss;
+      record.seconds = std::max(record.seconds, figures.seconds);
+      failed |= figures.failed != 0;
+    }
+    record.loss /= double(all.size());
+    if (failed)
+      team.check([&] {
+        if (outputError)
+          fail(*outputError);
+      });
     summary.steps += 1;
     summary.lastStep = s;
     summary.finalLoss = record.loss;
-    summary.stepSeconds += seconds;
-    progress.step(record);
-    if (log)
-      log->write(record);
+    summary.stepSeconds += record.seconds;
+    if (!lead)
+      continue;
+    try {
+      progress->step(record);
+      if (log)
+        log->write(record);
+    } catch (const std::exception &e) {
+      outputError = e.what();
+      if (team.size() == 1)
+        throw;
+    }
   }
-  summary.sgemmSeconds = zshard_rt_step_sgemm_seconds();
-  summary.sgemmFlops = zshard_rt_step_sgemm_flops();
+  team.check([&] {
+    if (outputError)
+      fail(*outputError);
+  });
+}
 
+void RankRun::save() {
   if (!options.save.empty())
-    saveState(manifest, buffers, options.save, summary.lastStep);
+    team.check([&] {
+      if (manifest->sharded())
+        saveRankState(*manifest, *buffers,
+                      rankFilePath(options.save, place.rank, place.ranks),
+                      summary.lastStep, place);
+      else
+        saveState(*manifest, *buffers, options.save, summary.lastStep);
+    });
+  if (options.saveFull.empty())
+    return;
+  if (!manifest->sharded()) {
+    team.check([&] {
+      saveState(*manifest, *buffers, options.saveFull, summary.lastStep);
+    });
+    return;
+  }
+  // Every shard argument, gathered over its unit's shard axes: each rank
+  // receives the whole padded buffer; rank 0 writes the file.
+  std::map<int64_t, std::vector<unsigned char>> full;
+  for (const ArgumentDesc &arg : manifest->arguments) {
+    if (!isShardRole(arg.role))
+      continue;
+    const UnitDesc *unit = manifest->findUnit(arg.unit);
+    int64_t mask = 0;
+    for (int64_t axis : unit->shardAxes)
+      mask |= int64_t(1) << axis;
+    std::vector<unsigned char> &bytes = full[arg.index];
+    bytes.resize(unit->padded * dtypeSize(arg.type.dtype));
+    team.gatherShards(mask, buffers->argument(size_t(arg.index)), bytes.data(),
+                      arg.type.bytes);
+  }
+  team.check([&] {
+    if (lead)
+      saveFullState(*manifest, *buffers, full, options.saveFull,
+                    summary.lastStep);
+  });
+}
 
+void RankRun::report() {
+  RankFigures mine;
+  zshard_rt_mem_ctx *ctx = memory.get();
   for (int c = 0; c < ZSHARD_RT_MEM_NUM_CATEGORIES; ++c)
-    zshard_rt_mem_peak_bytes(memory.get(),
-                             static_cast<zshard_rt_mem_category>(c),
-                             &summary.peakBytes[size_t(c)]);
-  zshard_rt_mem_total_peak_bytes(memory.get(), &summary.peakTotalBytes);
+    zshard_rt_mem_peak_bytes(ctx, static_cast<zshard_rt_mem_category>(c),
+                             &mine.peaks.bytes[size_t(c)]);
+  zshard_rt_mem_total_peak_bytes(ctx, &mine.peaks.total);
+  mine.stepSeconds = ownStepSeconds;
+  mine.sgemmSeconds = zshard_rt_step_sgemm_seconds();
+  mine.sgemmFlops = zshard_rt_step_sgemm_flops();
+  std::vector<RankFigures> all = team.allGatherValue(mine);
+  if (!lead)
+    return;
+  summary.ranks = place.ranks;
+  summary.backend = backendName(options.backend);
+  for (const RankFigures &figures : all) {
+    summary.rankPeaks.push_back(figures.peaks);
+    for (size_t c = 0; c < summary.peakBytes.size(); ++c)
+      summary.peakBytes[c] =
+          std::max(summary.peakBytes[c], figures.peaks.bytes[c]);
+    summary.peakTotalBytes =
+        std::max(summary.peakTotalBytes, figures.peaks.total);
+    summary.rankStepSeconds += figures.stepSeconds;
+    summary.sgemmSeconds += figures.sgemmSeconds;
+    summary.sgemmFlops += figures.sgemmFlops;
+  }
   summary.wallSeconds = secondsSince(wallStart);
-  progress.finish(summary);
+  progress->finish(summary);
   std::printf("%s\n", summaryJson(summary).c_str());
   std::fflush(stdout);
+}
+
+/// MPI for the run's length: initialised (unless the caller did), this
+/// process's communicator, finalised at the end.
+class MpiSession {
+public:
+  MpiSession() {
+    if (zshard_rt_mpi_init(nullptr, nullptr) != ZSHARD_RT_OK)
+      fail(std::string("--backend mpi: ") + zshard_rt_last_error_message());
+    if (zshard_rt_mpi_comm_create(&comm) != ZSHARD_RT_OK) {
+      std::string message = zshard_rt_last_error_message();
+      zshard_rt_mpi_finalize();
+      fail("--backend mpi: " + message);
+    }
+  }
+  ~MpiSession() {
+    zshard_rt_comm_destroy(comm);
+    zshard_rt_mpi_finalize();
+  }
+  MpiSession(const MpiSession &) = delete;
+  MpiSession &operator=(const MpiSession &) = delete;
+  zshard_rt_comm *get() const { return comm; }
+
+private:
+  zshard_rt_comm *comm = nullptr;
+};
+
+void trainMpi(const RunOptions &options, Clock::time_point wallStart) {
+  MpiSession mpi;
+  int32_t rank = 0, size = 1;
+  zshard_rt_comm_rank(mpi.get(), &rank);
+  zshard_rt_comm_size(mpi.get(), &size);
+  Team team(mpi.get(), rank == 0);
+  try {
+    team.check([&] {
+      if (options.ranks != 0 && options.ranks != size)
+        fail("--ranks " + std::to_string(options.ranks) +
+             " differs from the size of the MPI world, " +
+             std::to_string(size));
+    });
+    RankRun(options, team, wallStart).run();
+  } catch (const AgreedFailure &failure) {
+    // Rank 0 reports before any process exits: mpiexec ends the job when
+    // the first process fails, and would cut rank 0's message short.
+    if (!failure.quiet) {
+      std::fprintf(stderr, "zshard-run: error: %s\n", failure.what());
+      std::fflush(stderr);
+    }
+    team.allGatherValue(int32_t(0));
+    throw AgreedFailure(failure.what(), true);
+  }
+}
+
+void trainLocal(const RunOptions &options, Clock::time_point wallStart) {
+  // The artifact decides whether the run needs ranks at all; each rank loads
+  // it again (cheap), as MPI processes do.
+  Manifest manifest = loadManifest(options.artifact);
+  checkRanks(manifest, options, options.ranks);
+  if (!manifest.sharded()) {
+    Team team(nullptr, true);
+    RankRun(options, team, wallStart).run();
+    return;
+  }
+  int32_t ranks = int32_t(manifest.ranks);
+  zshard_rt_local_world *world = nullptr;
+  if (zshard_rt_local_world_create(ranks, 0, 0, &world) != ZSHARD_RT_OK)
+    fail(std::string("cannot create a local world of ") +
+         std::to_string(ranks) + " ranks: " + zshard_rt_last_error_message());
+  std::vector<std::exception_ptr> failures(static_cast<size_t>(ranks));
+  {
+    std::vector<std::thread> threads;
+    for (int32_t r = 0; r < ranks; ++r)
+      threads.emplace_back([&, r] {
+        try {
+          zshard_rt_comm *comm = nullptr;
+          if (zshard_rt_local_world_comm(world, r, &comm) != ZSHARD_RT_OK)
+            fail(zshard_rt_last_error_message());
+          // Every thread agrees on failures; the launcher prints one.
+          Team team(comm, true);
+          RankRun(options, team, wallStart).run();
+        } catch (...) {
+          failures[size_t(r)] = std::current_exception();
+        }
+      });
+    for (std::thread &thread : threads)
+      thread.join();
+  }
+  zshard_rt_local_world_destroy(world);
+  for (const std::exception_ptr &failure : failures)
+    if (failure)
+      std::rethrow_exception(failure);
+}
+
+} // namespace
+
+void zshard::run::train(const RunOptions &options) {
+  Clock::time_point wallStart = Clock::now();
+  if (zshard_rt_cpu_set_num_threads(options.threads) != ZSHARD_RT_OK)
+    fail(zshard_rt_last_error_message());
+  if (options.backend == Backend::Mpi)
+    trainMpi(options, wallStart);
+  else
+    trainLocal(options, wallStart);
 }

@@ -4,26 +4,33 @@
 //
 //===----------------------------------------------------------------------===//
 //
-//   zshard-run ARTIFACT.zsa [--steps N] [--lr F] [--seed N] [--data F
-//              --data-dtype u16|u32] [--batch-file F] [--init-from F |
-//              --resume F] [--save F] [--log-json F] [--threads N] [--quiet]
+//   zshard-run ARTIFACT.zsa [--ranks N] [--backend local|mpi] [--steps N]
+//              [--lr F] [--seed N] [--data F --data-dtype u16|u32]
+//              [--batch-file F] [--init-from F | --resume F |
+//              --resume-full F] [--save F] [--save-full F] [--log-json F]
+//              [--threads N] [--quiet]
 //
 // Exit status: 0 on success; 2 on bad usage or any bad input (the artifact,
 // a data, batch or state file), with one line "zshard-run: error: ..." on
-// stderr.
+// stderr (under MPI, from rank 0 only).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Options.h"
+#include "Team.h"
 #include "Trainer.h"
 
 #include "core/Failure.h"
 
 #include "zshard/runtime/zshard_rt.h"
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <malloc.h>
 #include <new>
+#include <thread>
 
 using namespace zshard;
 
@@ -35,6 +42,17 @@ using namespace zshard;
 static void keepFreedMemoryForReuse() {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, -1);
+}
+
+/// Whether this process is a rank other than 0 of an MPI launch (by the
+/// launchers' environment), which should not repeat errors every process
+/// sees alike, such as a bad command line.
+static bool isSecondaryMpiProcess() {
+  for (const char *name :
+       {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK"})
+    if (const char *rank = std::getenv(name))
+      return std::strcmp(rank, "0") != 0;
+  return false;
 }
 
 int main(int argc, char **argv) {
@@ -52,8 +70,17 @@ int main(int argc, char **argv) {
     run::train(options);
     return 0;
   } catch (const run::UsageError &e) {
-    std::fprintf(stderr, "zshard-run: error: %s\n%s\n", e.what(),
-                 run::usageLine());
+    if (!isSecondaryMpiProcess()) {
+      std::fprintf(stderr, "zshard-run: error: %s\n%s\n", e.what(),
+                   run::usageLine());
+    } else {
+      // Rank 0 says the same; mpiexec would end it when this process fails
+      // first, before its message is out.
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  } catch (const run::AgreedFailure &e) {
+    if (!e.quiet)
+      std::fprintf(stderr, "zshard-run: error: %s\n", e.what());
   } catch (const rt::Failure &e) {
     std::fprintf(stderr, "zshard-run: error: %s\n", e.what());
   } catch (const std::bad_alloc &) {
