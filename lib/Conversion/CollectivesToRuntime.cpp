@@ -111,6 +111,13 @@ CollectivesToRuntimePass::emitCall(CollectiveOpInterface op) {
       op.getInput(), /*read_only=*/true);
   auto dst = memref::AllocOp::create(
       builder, loc, MemRefType::get(result.getShape(), result.getElementType()));
+  // What the runtime charges the received buffer to (zshard-tag-allocations):
+  // gathered units are communication buffers, reduced unit gradients are
+  // gradients.
+  StringRef category = kind == CollectiveKind::AllGather ? "communication"
+                       : op.getUnitAttr()                ? "gradients"
+                                                         : "other";
+  dst->setAttr("zshard.category", builder.getStringAttr(category));
   SmallVector<Value> args = {
       arith::ConstantIntOp::create(builder, loc, i64, mask),
       getElementPointer(builder, loc, src),

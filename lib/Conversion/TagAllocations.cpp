@@ -17,6 +17,8 @@
 #include "RuntimeCalls.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/StringSwitch.h"
 
 namespace mlir {
 namespace zshard {
@@ -33,7 +35,12 @@ namespace {
 constexpr StringLiteral kSetCategory = "zshard_rt_step_set_alloc_category";
 
 /// The runtime's zshard_rt_mem_category values this pass uses.
-enum Category : int32_t { Gradients = 1, Activations = 3, Other = 5 };
+enum Category : int32_t {
+  Gradients = 1,
+  Activations = 3,
+  Communication = 4,
+  Other = 5
+};
 
 /// The phase an op (or the top-level op holding it) was annotated with.
 std::optional<Phase> getAnnotatedPhase(Operation *op, Block *body) {
@@ -45,14 +52,30 @@ std::optional<Phase> getAnnotatedPhase(Operation *op, Block *body) {
 }
 
 Category categorize(memref::AllocOp alloc, Block *body) {
+  // An allocation may say what it holds (zshard-collectives-to-runtime
+  // marks the buffers collectives receive into).
+  if (auto given = alloc->getAttrOfType<StringAttr>("zshard.category"))
+    return llvm::StringSwitch<Category>(given.getValue())
+        .Case("gradients", Gradients)
+        .Case("communication", Communication)
+        .Case("other", Other)
+        .Default(Activations);
   bool forward = false, backward = false, optimizer = false;
-  for (Operation *user : alloc->getUsers()) {
-    std::optional<Phase> phase = getAnnotatedPhase(user, body);
-    if (!phase)
-      continue;
-    forward |= *phase == Phase::Forward;
-    backward |= *phase == Phase::Backward;
-    optimizer |= *phase == Phase::Optimizer;
+  // The users of the buffer and of the views of it.
+  SmallVector<Value> buffers = {alloc.getResult()};
+  while (!buffers.empty()) {
+    Value buffer = buffers.pop_back_val();
+    for (Operation *user : buffer.getUsers()) {
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        if (view.getViewSource() == buffer)
+          llvm::append_range(buffers, user->getResults());
+      std::optional<Phase> phase = getAnnotatedPhase(user, body);
+      if (!phase)
+        continue;
+      forward |= *phase == Phase::Forward;
+      backward |= *phase == Phase::Backward;
+      optimizer |= *phase == Phase::Optimizer;
+    }
   }
   if (backward && optimizer)
     return Gradients;
@@ -77,7 +100,7 @@ struct TagAllocationsPass
       Category category = categorize(alloc, body);
       numGradients += category == Gradients;
       numActivations += category == Activations;
-      numOther += category == Other;
+      numOther += category == Other || category == Communication;
       OpBuilder builder(alloc);
       Value code = arith::ConstantIntOp::create(builder, alloc.getLoc(),
                                                 builder.getI32Type(), category);

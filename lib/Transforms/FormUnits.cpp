@@ -96,13 +96,20 @@ FormUnitsPass::groupByPattern(ArrayRef<const StepArgument *> params,
   if (patterns.empty())
     return getOperation().emitError()
            << "zshard-form-units: the transformer policy needs a pattern";
+  bool matched = false;
   for (const StepArgument *param : params) {
     std::optional<std::string> unit;
     for (const PathPattern &p : patterns)
       if ((unit = matchPrefix(param->name, p)))
         break;
+    matched |= unit.has_value();
     units[unit.value_or(kRootUnit.str())].push_back(param->index);
   }
+  if (!matched && !params.empty())
+    return getOperation().emitError()
+           << "zshard-form-units: pattern '" << pattern
+           << "' matches no parameter; every parameter would land in @root "
+              "(use policy=size or a pattern such as h.<i>)";
   return success();
 }
 

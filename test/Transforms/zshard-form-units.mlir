@@ -18,7 +18,9 @@
 // RUN:   | not zshard-opt --zshard-form-units="ranks=4 replicas=3 strategy=hybrid_shard" 2>&1 | FileCheck %s --check-prefix=REPLICAS
 // RUN: zshard-gen mlp --widths 4,3 --batch 2 \
 // RUN:   | not zshard-opt --zshard-form-units="policy=fancy" 2>&1 | FileCheck %s --check-prefix=POLICY
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 | zshard-opt --zshard-form-units \
+// RUN: zshard-gen mlp --widths 4,3 --batch 2 \
+// RUN:   | not zshard-opt --zshard-form-units="pattern=layers.<i>" 2>&1 | FileCheck %s --check-prefix=NOMATCH
+// RUN: zshard-gen mlp --widths 4,3 --batch 2 | zshard-opt --zshard-form-units="pattern=fc.<i>" \
 // RUN:   | not zshard-opt --zshard-form-units 2>&1 | FileCheck %s --check-prefix=AGAIN
 
 // Tests that the transformer policy makes one unit per h.<i> block and puts
@@ -74,4 +76,5 @@
 // STRATEGY: error: {{.*}}zshard-form-units: unknown strategy 'quarter_shard'; expected no_shard, zero1, shard_grad_op, full_shard, hybrid_shard or hybrid_shard_zero2
 // REPLICAS: error: {{.*}}zshard-form-units: replicas (3) must divide ranks (4)
 // POLICY: error: {{.*}}zshard-form-units: unknown policy 'fancy'; expected transformer, size or explicit
+// NOMATCH: error: {{.*}}zshard-form-units: pattern 'layers.<i>' matches no parameter; every parameter would land in @root (use policy=size or a pattern such as h.<i>)
 // AGAIN: error: {{.*}}zshard-form-units: the module already has units; form them once

@@ -65,10 +65,14 @@ def TagAllocations : Pass<"zshard-tag-allocations", "::mlir::ModuleOp"> {
     * written in backward and read by an optimizer op: `gradients` (1);
     * other forward and backward buffers: `activations` (3), which includes
       activation gradients;
-    * optimizer temporaries: `other` (5).
+    * optimizer temporaries: `other` (5);
+    * an allocation marked `zshard.category` (the buffers collectives
+      receive into: gathered units `communication` (4), reduced unit
+      gradients `gradients`) keeps that category.
 
-    The numbers are the runtime's `zshard_rt_mem_category`. Allocations whose
-    users carry no phase are charged to `activations`.
+    Users of views of a buffer count as its users. The numbers are the
+    runtime's `zshard_rt_mem_category`. Allocations whose users carry no
+    phase are charged to `activations`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect"];
