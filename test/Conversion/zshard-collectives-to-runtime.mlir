@@ -1,11 +1,16 @@
-// RUN: zshard-opt %s --zshard-collectives-to-runtime | FileCheck %s --implicit-check-not=zshard.
+// RUN: zshard-opt %s --zshard-collectives-to-runtime | FileCheck %s \
+// RUN:   --implicit-check-not=zshard.all_ --implicit-check-not=zshard.reduce_ \
+// RUN:   --implicit-check-not=zshard.wait --implicit-check-not=zshard.release \
+// RUN:   --implicit-check-not=zshard.unit --implicit-check-not=shard.grid
 
 // Tests that every collective becomes its runtime call on buffers bridged to
 // tensors: the input through a read-only to_buffer, the result a fresh
 // allocation handed back by to_tensor; that the mask, count, dtype and
 // reduction codes are right; that an async start becomes a _start call whose
 // handle the wait call consumes before the result is read; and that
-// releases, units and the grid are gone afterwards.
+// releases, units and the grid are gone afterwards. Received buffers say what
+// they hold: a gathered unit is communication, a reduced unit gradient a
+// gradient.
 shard.grid @world(shape = ?x?)
 zshard.unit @u on @world[1] full_shard padded(8) param(bf16) reduce(f32) ["w" : 8 at 0]
 
@@ -17,7 +22,7 @@ zshard.unit @u on @world[1] full_shard padded(8) param(bf16) reduce(f32) ["w" : 
 // CHECK-SAME:    (%[[S:.*]]: tensor<2xbf16>, %[[G:.*]]: tensor<8xf32>)
 func.func @step(%s: tensor<2xbf16>, %g: tensor<8xf32>) -> (tensor<8xbf16>, tensor<2xf32>, tensor<8xf32>) {
   // CHECK:      %[[SRC:.*]] = bufferization.to_buffer %[[S]] read_only : tensor<2xbf16> to memref<2xbf16>
-  // CHECK-NEXT: %[[DST:.*]] = memref.alloc() : memref<8xbf16>
+  // CHECK-NEXT: %[[DST:.*]] = memref.alloc() {zshard.category = "communication"} : memref<8xbf16>
   // CHECK-NEXT: %[[MASK2:.*]] = arith.constant 2 : i64
   // CHECK:      %[[C2:.*]] = arith.constant 2 : i64
   // CHECK-NEXT: %[[BF16:.*]] = arith.constant 1 : i32
@@ -31,10 +36,12 @@ func.func @step(%s: tensor<2xbf16>, %g: tensor<8xf32>) -> (tensor<8xbf16>, tenso
   // CHECK-NEXT: %[[Y:.*]] = arith.addf %[[FULL]], %[[FULL]]
   %y = arith.addf %full, %full : tensor<8xbf16>
   zshard.release %full : tensor<8xbf16>
+  // CHECK:      memref.alloc() {zshard.category = "gradients"} : memref<2xf32>
   // CHECK:      %[[F32:.*]] = arith.constant 0 : i32
   // CHECK-NEXT: %[[AVG:.*]] = arith.constant 1 : i32
   // CHECK-NEXT: call @zshard_rt_step_reduce_scatter(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[F32]], %[[AVG]])
   %r = zshard.reduce_scatter avg %g on @world[1] unit @u : tensor<8xf32> -> tensor<2xf32>
+  // CHECK:      memref.alloc() {zshard.category = "other"} : memref<8xf32>
   // CHECK:      %[[MASK3:.*]] = arith.constant 3 : i64
   // CHECK:      %[[C8:.*]] = arith.constant 8 : i64
   // CHECK:      %[[MAX:.*]] = arith.constant 2 : i32

@@ -3,7 +3,8 @@
 // Tests that each allocation is preceded by the category call: a buffer
 // written in backward and read by the optimizer is a gradient (1), forward
 // and other backward buffers are activations (3), an optimizer temporary is
-// other (5), and a buffer whose users carry no phase is an activation.
+// other (5), a buffer whose users carry no phase is an activation, a marked
+// buffer keeps its category, and users of views count.
 // CHECK-LABEL: func.func private @zshard_rt_step_set_alloc_category(i32)
 // CHECK-LABEL: func.func @step
 func.func @step(%p: memref<4xf32>, %out: memref<4xf32>) {
@@ -28,5 +29,17 @@ func.func @step(%p: memref<4xf32>, %out: memref<4xf32>) {
   // CHECK-NEXT: memref.alloc() : memref<4xf32>
   %unknown = memref.alloc() : memref<4xf32>
   linalg.copy ins(%p : memref<4xf32>) outs(%unknown : memref<4xf32>)
+  // CHECK:      %[[C:.*]] = arith.constant 4 : i32
+  // CHECK-NEXT: call @zshard_rt_step_set_alloc_category(%[[C]])
+  // CHECK-NEXT: memref.alloc() {zshard.category = "communication"}
+  %gathered = memref.alloc() {zshard.category = "communication"} : memref<4xf32>
+  // A buffer read by the optimizer only through a view is still a gradient.
+  // CHECK:      %[[V:.*]] = arith.constant 1 : i32
+  // CHECK-NEXT: call @zshard_rt_step_set_alloc_category(%[[V]])
+  // CHECK-NEXT: memref.alloc() : memref<8xf32>
+  %big = memref.alloc() : memref<8xf32>
+  %view = memref.subview %big[0] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1]>>
+  linalg.copy {zshard.phase = "backward"} ins(%p : memref<4xf32>) outs(%view : memref<4xf32, strided<[1]>>)
+  linalg.copy {zshard.phase = "optimizer"} ins(%view : memref<4xf32, strided<[1]>>) outs(%out : memref<4xf32>)
   return
 }
