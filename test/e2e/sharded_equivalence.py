@@ -11,9 +11,11 @@ batches. Then:
   agree within --rtol;
 * every parameter and optimizer-state tensor of the sharded run (consolidated
   with --save-full) agrees with the unsharded one within --rtol of its largest
-  element, or, where Adam turns rounding of a gradient that is exactly zero
-  into a full step (the key slice of c_attn.bias), is at least as close to a
-  float64 run of the NumPy reference as the unsharded run is (factor 2 slack).
+  element, or, where Adam amplifies rounding (a gradient that is exactly zero,
+  like the key slice of c_attn.bias, becomes a full step; over 10 steps two
+  correct float32 runs drift apart by a few 1e-5 in single elements), is
+  within --f64-slack (4) times the unsharded run's distance to a float64 run
+  of the NumPy reference.
 
 The two runs reduce in different orders (a mean over N*B rows against an
 average of N means over B), so they agree to rounding, not bit for bit.
@@ -63,6 +65,9 @@ def main():
     p.add_argument("--steps", type=int, default=4)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--rtol", type=float, default=1e-5)
+    p.add_argument("--f64-slack", type=float, default=4.0,
+                   help="a tensor off by more than rtol passes if it is within this "
+                        "factor of the unsharded run's distance to float64")
     p.add_argument("--mpiexec", default="",
                    help="run the sharded step as MPI processes with this launcher "
                         "(e.g. 'mpiexec -n 2'), else as threads")
@@ -133,7 +138,7 @@ def main():
             e_sharded, e_whole = rel(got[name], exact[name]), rel(ref, exact[name])
             judged.append({"tensor": name, "vs_unsharded": e,
                            "sharded_vs_f64": e_sharded, "unsharded_vs_f64": e_whole})
-            if e_sharded <= 2 * e_whole:
+            if e_sharded <= args.f64_slack * e_whole:
                 continue
         if e > worst[1]:
             worst = (name, e)
