@@ -59,8 +59,9 @@ LogicalResult OptimizerAnalysis::run() {
                     "parameter");
       if (auto arg = dyn_cast<BlockArgument>(input->get())) {
         const StepArgument &info = contract.getArguments()[arg.getArgNumber()];
-        bool own = input->get() == paramValue ||
-                   (info.role == ArgRole::OptState && info.param == param->name);
+        bool own =
+            input->get() == paramValue ||
+            (info.role == ArgRole::OptState && info.param == param->name);
         if (!own)
           return fail("its update reads argument '" + info.name +
                       "', which is not its own state");

@@ -6,8 +6,8 @@
 
 #include "zshard/Analysis/PhaseAnalysis.h"
 
-#include "zshard/Analysis/StepContract.h"
 #include "mlir/IR/Builders.h"
+#include "zshard/Analysis/StepContract.h"
 
 using namespace mlir;
 using namespace mlir::zshard;
@@ -147,7 +147,8 @@ LogicalResult PhaseAnalysis::run() {
 std::optional<Phase> PhaseAnalysis::getPhase(Operation *op) const {
   if (!step || !op)
     return std::nullopt;
-  Operation *top = const_cast<func::FuncOp &>(step).getBody().findAncestorOpInRegion(*op);
+  Operation *top =
+      const_cast<func::FuncOp &>(step).getBody().findAncestorOpInRegion(*op);
   if (!top)
     return std::nullopt;
   auto it = phases.find(top);

@@ -478,8 +478,8 @@ LogicalResult StepContract::readResults(bool emit) {
   if (!lossIndex)
     error("the step has no loss result");
   for (const StepArgument &argument : arguments) {
-    bool isParam = argument.role == ArgRole::Param ||
-                   argument.role == ArgRole::ParamShard;
+    bool isParam =
+        argument.role == ArgRole::Param || argument.role == ArgRole::ParamShard;
     bool isState = argument.role == ArgRole::OptState ||
                    argument.role == ArgRole::OptStateShard;
     if (!isParam && !isState)
@@ -487,9 +487,8 @@ LogicalResult StepContract::readResults(bool emit) {
     if (!updated[isParam ? 0 : 1].count(argument.name))
       error(llvm::formatv("argument #{0} ('{1}') has no {2} result",
                           argument.index, argument.name,
-                          argument.role == ArgRole::Param ? "param_out"
-                          : argument.role == ArgRole::OptState
-                              ? "opt_state_out"
+                          argument.role == ArgRole::Param      ? "param_out"
+                          : argument.role == ArgRole::OptState ? "opt_state_out"
                           : argument.role == ArgRole::ParamShard
                               ? "param_shard_out"
                               : "opt_state_shard_out")

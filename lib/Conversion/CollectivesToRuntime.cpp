@@ -110,7 +110,8 @@ CollectivesToRuntimePass::emitCall(CollectiveOpInterface op) {
       builder, loc, MemRefType::get(input.getShape(), input.getElementType()),
       op.getInput(), /*read_only=*/true);
   auto dst = memref::AllocOp::create(
-      builder, loc, MemRefType::get(result.getShape(), result.getElementType()));
+      builder, loc,
+      MemRefType::get(result.getShape(), result.getElementType()));
   // What the runtime charges the received buffer to (zshard-tag-allocations):
   // gathered units are communication buffers, reduced unit gradients are
   // gradients.
@@ -126,8 +127,8 @@ CollectivesToRuntimePass::emitCall(CollectiveOpInterface op) {
       arith::ConstantIntOp::create(builder, loc, i32, *dtype)};
   SmallVector<Type> types = {i64, ptr, ptr, i64, i32};
   if (std::optional<ReduceKind> reduce = op.getReduceKindIfAny()) {
-    args.push_back(
-        arith::ConstantIntOp::create(builder, loc, i32, getReduceCode(*reduce)));
+    args.push_back(arith::ConstantIntOp::create(builder, loc, i32,
+                                                getReduceCode(*reduce)));
     types.push_back(i32);
   }
   bool async = op.isAsync();
@@ -169,8 +170,7 @@ void CollectivesToRuntimePass::runOnOperation() {
     OpBuilder builder(wait);
     Builder b(&getContext());
     func::FuncOp waitFn = getOrDeclareRuntimeFunction(
-        module, "zshard_rt_step_wait",
-        b.getFunctionType({b.getI64Type()}, {}));
+        module, "zshard_rt_step_wait", b.getFunctionType({b.getI64Type()}, {}));
     func::CallOp::create(builder, wait.getLoc(), waitFn, handle);
     wait.getResult().replaceAllUsesWith(
         toTensor(builder, wait.getLoc(), resultType, buffer));

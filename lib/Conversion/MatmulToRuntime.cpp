@@ -130,8 +130,8 @@ func::FuncOp getOrDeclareSgemm(ModuleOp module) {
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   SmallVector<Type> inputs = {i32, i32, i64, i64, i64, i64, ptr, i64,
                               i64, ptr, i64, i64, ptr, i64, i64};
-  return mlir::zshard::getOrDeclareRuntimeFunction(module, kSgemm,
-                                             b.getFunctionType(inputs, {}));
+  return mlir::zshard::getOrDeclareRuntimeFunction(
+      module, kSgemm, b.getFunctionType(inputs, {}));
 }
 
 struct MatmulToRuntimePass
@@ -142,8 +142,7 @@ struct MatmulToRuntimePass
 
 } // namespace
 
-LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op,
-                                           bool hasBatch) {
+LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
   if (!op.hasPureBufferSemantics())
     return failure();
   FailureOr<std::pair<bool, bool>> maps = classifyMaps(op, hasBatch);
@@ -177,24 +176,22 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op,
   };
   auto i64 = [&](int64_t v) { return constant(builder.getI64Type(), v); };
   auto i32 = [&](bool v) { return constant(builder.getI32Type(), v ? 1 : 0); };
-  SmallVector<Value> args = {
-      i32(opA->transpose),
-      i32(opB->transpose),
-      i64(batch),
-      i64(m),
-      i64(n),
-      i64(k),
-      mlir::zshard::getElementPointer(builder, loc, a),
-      i64(opA->leadingDim),
-      i64(opA->batchStride),
-      mlir::zshard::getElementPointer(builder, loc, b),
-      i64(opB->leadingDim),
-      i64(opB->batchStride),
-      mlir::zshard::getElementPointer(builder, loc, c),
-      i64(opC->leadingDim),
-      i64(opC->batchStride)};
-  func::CallOp::create(builder, loc,
-                       getOrDeclareSgemm(getOperation()), args);
+  SmallVector<Value> args = {i32(opA->transpose),
+                             i32(opB->transpose),
+                             i64(batch),
+                             i64(m),
+                             i64(n),
+                             i64(k),
+                             mlir::zshard::getElementPointer(builder, loc, a),
+                             i64(opA->leadingDim),
+                             i64(opA->batchStride),
+                             mlir::zshard::getElementPointer(builder, loc, b),
+                             i64(opB->leadingDim),
+                             i64(opB->batchStride),
+                             mlir::zshard::getElementPointer(builder, loc, c),
+                             i64(opC->leadingDim),
+                             i64(opC->batchStride)};
+  func::CallOp::create(builder, loc, getOrDeclareSgemm(getOperation()), args);
   op->erase();
   return success();
 }

@@ -42,8 +42,8 @@ Value zshard::getElementPointer(OpBuilder &builder, Location loc,
   Value size = arith::ConstantIndexOp::create(builder, loc, elementBytes);
   Value bytes = arith::MulIOp::create(builder, loc, offset, size);
   Value address = arith::AddIOp::create(builder, loc, aligned, bytes);
-  Value asInt = arith::IndexCastOp::create(builder, loc,
-                                           builder.getI64Type(), address);
+  Value asInt =
+      arith::IndexCastOp::create(builder, loc, builder.getI64Type(), address);
   return LLVM::IntToPtrOp::create(
       builder, loc, LLVM::LLVMPointerType::get(builder.getContext()), asInt);
 }

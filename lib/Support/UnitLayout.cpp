@@ -49,8 +49,8 @@ UnitLayout::create(const std::vector<MemberSpec> &specs, int64_t groupSize,
     return fail(error, "group size must be positive, got " +
                            std::to_string(groupSize));
   if (alignment <= 0)
-    return fail(error, "alignment must be positive, got " +
-                           std::to_string(alignment));
+    return fail(error,
+                "alignment must be positive, got " + std::to_string(alignment));
 
   UnitLayout layout;
   layout.groupSize = groupSize;
@@ -97,9 +97,8 @@ std::vector<MemberSlice> UnitLayout::getShardSlices(int64_t rank) const {
     int64_t end = std::min(range.end, member.offset + member.numElements);
     if (begin >= end)
       continue;
-    slices.push_back({i,
-                      {begin - member.offset, end - member.offset},
-                      begin - range.begin});
+    slices.push_back(
+        {i, {begin - member.offset, end - member.offset}, begin - range.begin});
   }
   return slices;
 }

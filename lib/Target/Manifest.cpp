@@ -38,20 +38,20 @@ static std::string describe(StringRef role, StringRef name,
   std::string dims;
   llvm::raw_string_ostream os(dims);
   llvm::interleave(type.getShape(), os, "x");
-  return (role + ":" + name + ":" + getDTypeName(type.getElementType()) +
-          ":" + dims + ";")
+  return (role + ":" + name + ":" + getDTypeName(type.getElementType()) + ":" +
+          dims + ";")
       .str();
 }
 
 std::string zshard::getCanonicalSignature(const StepContract &contract) {
   std::string text;
   for (const StepArgument &argument : contract.getArguments())
-    text += describe(stringifyArgRole(argument.role), argument.name,
-                     argument.type);
+    text +=
+        describe(stringifyArgRole(argument.role), argument.name, argument.type);
   text += "->";
   for (const StepResult &result : contract.getResults())
-    text += describe(stringifyResultRole(result.role), result.name,
-                     result.type);
+    text +=
+        describe(stringifyResultRole(result.role), result.name, result.type);
   return text;
 }
 
@@ -66,8 +66,7 @@ std::string zshard::getSignatureHash(const StepContract &contract) {
   return hex;
 }
 
-template <typename Range>
-static llvm::json::Array toArray(Range &&values) {
+template <typename Range> static llvm::json::Array toArray(Range &&values) {
   llvm::json::Array array;
   for (auto value : values)
     array.push_back(value);

@@ -21,12 +21,10 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
-#include "llvm/Transforms/Utils/CodeExtractor.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
@@ -34,6 +32,8 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Utils/CodeExtractor.h"
 
 using namespace mlir;
 using namespace mlir::zshard;
@@ -132,10 +132,11 @@ LogicalResult zshard::emitObjectFile(ModuleOp lowered, StringRef stepName,
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
-    return lowered.emitError("no LLVM target for ") << triple.str() << ": "
-                                                    << error;
+    return lowered.emitError("no LLVM target for ")
+           << triple.str() << ": " << error;
   std::string cpu =
       options.cpu.empty() ? llvm::sys::getHostCPUName().str() : options.cpu;
   std::string features;
@@ -185,8 +186,8 @@ LogicalResult zshard::emitObjectFile(ModuleOp lowered, StringRef stepName,
   std::error_code ec;
   llvm::raw_fd_ostream out(objectPath, ec, llvm::sys::fs::OF_None);
   if (ec)
-    return lowered.emitError("cannot write ") << objectPath << ": "
-                                              << ec.message();
+    return lowered.emitError("cannot write ")
+           << objectPath << ": " << ec.message();
   llvm::legacy::PassManager codegen;
   if (machine->addPassesToEmitFile(codegen, out, nullptr,
                                    llvm::CodeGenFileType::ObjectFile))
@@ -203,11 +204,11 @@ LogicalResult zshard::linkSharedObject(StringRef objectPath, StringRef soPath,
     error = "no C compiler driver 'cc' on PATH to link the shared object";
     return failure();
   }
-  SmallVector<StringRef> args = {*cc,   "-shared", "-o", soPath,
-                                 objectPath, "-lm"};
+  SmallVector<StringRef> args = {*cc,    "-shared",  "-o",
+                                 soPath, objectPath, "-lm"};
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0,
-                                     &message);
+  int rc =
+      llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &message);
   if (rc != 0) {
     error = ("linking " + soPath + " failed (" + *cc + " exited with " +
              Twine(rc) + (message.empty() ? "" : ": " + message) + ")")

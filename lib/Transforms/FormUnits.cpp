@@ -57,8 +57,7 @@ std::optional<std::string> matchPrefix(StringRef name,
       return std::nullopt;
     }
   }
-  return llvm::join(ArrayRef<StringRef>(parts).take_front(pattern.size()),
-                    ".");
+  return llvm::join(ArrayRef<StringRef>(parts).take_front(pattern.size()), ".");
 }
 
 struct FormUnitsPass : public mlir::zshard::impl::FormUnitsBase<FormUnitsPass> {
@@ -89,8 +88,7 @@ FormUnitsPass::groupByPattern(ArrayRef<const StepArgument *> params,
     text.trim().split(parts, '.');
     if (llvm::any_of(parts, [](StringRef p) { return p.empty(); }))
       return getOperation().emitError()
-             << "zshard-form-units: bad module path pattern '" << text
-             << "'";
+             << "zshard-form-units: bad module path pattern '" << text << "'";
     patterns.push_back(parts);
   }
   if (patterns.empty())
@@ -199,8 +197,8 @@ void FormUnitsPass::runOnOperation() {
     return fail("unknown strategy '" + strategy +
                 "'; expected no_shard, zero1, shard_grad_op, full_shard, "
                 "hybrid_shard or hybrid_shard_zero2");
-  bool hybrid = *parsed == Strategy::HybridShard ||
-                *parsed == Strategy::HybridShardZero2;
+  bool hybrid =
+      *parsed == Strategy::HybridShard || *parsed == Strategy::HybridShardZero2;
   if (ranks < 1)
     return fail("ranks must be at least 1, got " + Twine(ranks));
   if (replicas < 1 || ranks % replicas != 0)
@@ -250,8 +248,9 @@ void FormUnitsPass::runOnOperation() {
     Type paramType;
     for (unsigned index : indices) {
       const StepArgument &arg = contract.getArguments()[index];
-      specs.push_back({arg.name, std::vector<int64_t>(arg.type.getShape().begin(),
-                                                      arg.type.getShape().end())});
+      specs.push_back(
+          {arg.name, std::vector<int64_t>(arg.type.getShape().begin(),
+                                          arg.type.getShape().end())});
       Type element = arg.type.getElementType();
       if (paramType && paramType != element) {
         InFlightDiagnostic diag = module.emitError()
@@ -271,14 +270,14 @@ void FormUnitsPass::runOnOperation() {
     for (const ::zshard::MemberLayout &member : layout->getMembers())
       members.push_back(MemberAttr::get(&getContext(), member.name,
                                         member.shape, member.offset));
-    auto unit = UnitOp::create(
-        top, loc, builder.getStringAttr(name),
-        FlatSymbolRefAttr::get(&getContext(), kGrid),
-        builder.getDenseI64ArrayAttr(shardAxes),
-        builder.getDenseI64ArrayAttr(replicateAxes),
-        StrategyAttr::get(&getContext(), *parsed), layout->getPaddedSize(),
-        TypeAttr::get(paramType), TypeAttr::get(reduce),
-        builder.getArrayAttr(members));
+    auto unit =
+        UnitOp::create(top, loc, builder.getStringAttr(name),
+                       FlatSymbolRefAttr::get(&getContext(), kGrid),
+                       builder.getDenseI64ArrayAttr(shardAxes),
+                       builder.getDenseI64ArrayAttr(replicateAxes),
+                       StrategyAttr::get(&getContext(), *parsed),
+                       layout->getPaddedSize(), TypeAttr::get(paramType),
+                       TypeAttr::get(reduce), builder.getArrayAttr(members));
     auto ref = FlatSymbolRefAttr::get(unit.getSymNameAttr());
     for (unsigned index : indices)
       step.setArgAttr(index, kUnitAttr, ref);

@@ -17,6 +17,8 @@
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 #include "zshard/Transforms/Passes.h"
 
+#include "FlatBuffers.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/BitVector.h"
@@ -51,6 +53,13 @@ struct UnitPlan {
   int64_t shardSize = 0;
   /// Optimizer-state slot name -> element type, in first-seen order.
   SmallVector<std::pair<std::string, Type>> slots;
+
+  SmallVector<MemberAttr> layouts() const {
+    SmallVector<MemberAttr> result;
+    for (const Member &m : members)
+      result.push_back(m.layout);
+    return result;
+  }
 };
 
 struct ShardPass : public mlir::zshard::impl::ShardBase<ShardPass> {
@@ -85,9 +94,7 @@ Block &body(func::FuncOp step) { return step.front(); }
 
 /// Ops the pass creates for a unit carry the unit's name as their module
 /// path, as the contract asks of every op.
-Location unitLoc(UnitOp unit) {
-  return NameLoc::get(unit.getSymNameAttr());
-}
+Location unitLoc(UnitOp unit) { return NameLoc::get(unit.getSymNameAttr()); }
 
 /// The top-level ops of the step that use `value`, in block order.
 SmallVector<Operation *> topLevelUsers(Value value, Block &block) {
@@ -96,40 +103,9 @@ SmallVector<Operation *> topLevelUsers(Value value, Block &block) {
     if (Operation *top = block.findAncestorOpInBlock(*user))
       if (!llvm::is_contained(users, top))
         users.push_back(top);
-  llvm::sort(users, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
+  llvm::sort(users,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return users;
-}
-
-/// `member`'s slice of the flat buffer `flat`, in the member's shape.
-Value extractMember(OpBuilder &builder, Location loc, Value flat,
-                    MemberAttr member, Type elementType) {
-  int64_t n = member.getNumElements();
-  auto flatType = RankedTensorType::get({n}, elementType);
-  Value slice = tensor::ExtractSliceOp::create(
-      builder, loc, flatType, flat, ValueRange{}, ValueRange{}, ValueRange{},
-      builder.getDenseI64ArrayAttr({member.getOffset()}),
-      builder.getDenseI64ArrayAttr({n}), builder.getDenseI64ArrayAttr({1}));
-  ArrayRef<int64_t> shape = member.getShape();
-  if (shape.size() == 1)
-    return slice;
-  SmallVector<ReassociationIndices> all(1);
-  for (unsigned d = 0; d < shape.size(); ++d)
-    all[0].push_back(d);
-  return tensor::ExpandShapeOp::create(
-      builder, loc, RankedTensorType::get(shape, elementType), slice, all);
-}
-
-/// `value` (any shape) flattened to 1-D.
-Value flatten(OpBuilder &builder, Location loc, Value value) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getRank() == 1)
-    return value;
-  SmallVector<ReassociationIndices> all(1);
-  for (unsigned d = 0; d < type.getRank(); ++d)
-    all[0].push_back(d);
-  return tensor::CollapseShapeOp::create(builder, loc, value, all);
 }
 
 } // namespace
@@ -146,8 +122,9 @@ LogicalResult ShardPass::planUnit(UnitPlan &plan) {
       return unit.emitOpError() << "member '" << member.getName()
                                 << "' is not a parameter of the step";
     if (member.getShape().empty())
-      return unit.emitOpError() << "member '" << member.getName()
-                                << "' is a scalar; zshard-shard needs rank >= 1";
+      return unit.emitOpError()
+             << "member '" << member.getName()
+             << "' is a scalar; zshard-shard needs rank >= 1";
     plan.members.push_back(
         {param->index, member, optimizer->lookup(param->index)});
   }
@@ -170,8 +147,8 @@ LogicalResult ShardPass::planUnit(UnitPlan &plan) {
   return success();
 }
 
-std::pair<Value, Operation *> ShardPass::gatherFor(UnitPlan &plan,
-                                                   Value shard, Phase phase,
+std::pair<Value, Operation *> ShardPass::gatherFor(UnitPlan &plan, Value shard,
+                                                   Phase phase,
                                                    bool alsoBackward) {
   Block &block = body(step);
   SmallVector<Operation *> users;
@@ -184,18 +161,17 @@ std::pair<Value, Operation *> ShardPass::gatherFor(UnitPlan &plan,
     }
   if (users.empty())
     return {Value(), nullptr};
-  llvm::sort(users, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
+  llvm::sort(users,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   UnitOp unit = plan.unit;
   Type element = unit.getParamType();
   OpBuilder builder(users.front());
   Location loc = unitLoc(unit);
   auto fullType = RankedTensorType::get({unit.getPaddedSize()}, element);
-  Value full = AllGatherOp::create(
-      builder, loc, fullType, shard, unit.getGridAttr(),
-      builder.getDenseI64ArrayAttr(unit.getShardAxes()),
-      FlatSymbolRefAttr::get(unit.getSymNameAttr()));
+  Value full =
+      AllGatherOp::create(builder, loc, fullType, shard, unit.getGridAttr(),
+                          builder.getDenseI64ArrayAttr(unit.getShardAxes()),
+                          FlatSymbolRefAttr::get(unit.getSymNameAttr()));
   ++numGathers;
   for (const Member &m : plan.members) {
     Value slice = extractMember(builder, loc, full, m.layout, element);
@@ -205,44 +181,6 @@ std::pair<Value, Operation *> ShardPass::gatherFor(UnitPlan &plan,
     });
   }
   return {full, users.back()};
-}
-
-/// `value` with its elements converted to `element` (an arith cast on the
-/// tensor; the lowering turns elementwise arith on tensors into linalg).
-static Value convertElements(OpBuilder &builder, Location loc, Value value,
-                             Type element) {
-  auto type = cast<RankedTensorType>(value.getType());
-  Type from = type.getElementType();
-  if (from == element)
-    return value;
-  auto to = type.clone(element);
-  if (from.getIntOrFloatBitWidth() < element.getIntOrFloatBitWidth())
-    return arith::ExtFOp::create(builder, loc, to, value);
-  return arith::TruncFOp::create(builder, loc, to, value);
-}
-
-/// The members' values (from `valueOf`) flattened into one zero-padded flat
-/// buffer of the unit's padded size.
-static Value packMembers(OpBuilder &builder, Location loc, UnitPlan &plan,
-                         Type element,
-                         function_ref<Value(const Member &)> valueOf) {
-  auto flatType =
-      RankedTensorType::get({plan.unit.getPaddedSize()}, element);
-  Value zero = arith::ConstantOp::create(builder, loc,
-                                         builder.getZeroAttr(element));
-  Value flat = tensor::EmptyOp::create(builder, loc, flatType.getShape(),
-                                       element);
-  flat = linalg::FillOp::create(builder, loc, zero, flat).getResult(0);
-  for (const Member &m : plan.members) {
-    Value value = convertElements(builder, loc, flatten(builder, loc, valueOf(m)),
-                                  element);
-    int64_t n = m.layout.getNumElements();
-    flat = tensor::InsertSliceOp::create(
-        builder, loc, value, flat, ValueRange{}, ValueRange{}, ValueRange{},
-        builder.getDenseI64ArrayAttr({m.layout.getOffset()}),
-        builder.getDenseI64ArrayAttr({n}), builder.getDenseI64ArrayAttr({1}));
-  }
-  return flat;
 }
 
 Value ShardPass::packGradients(UnitPlan &plan, OpBuilder &builder) {
@@ -257,12 +195,13 @@ Value ShardPass::packGradients(UnitPlan &plan, OpBuilder &builder) {
       last = def;
   }
   builder.setInsertionPointAfter(last);
-  return packMembers(builder, unitLoc(unit), plan, unit.getReduceType(),
-                     [](const Member &m) -> Value {
-                       linalg::GenericOp update = m.update->op;
-                       return update.getDpsInputOperand(m.update->gradOperand)
-                           ->get();
-                     });
+  SmallVector<Value> grads;
+  for (const Member &m : plan.members) {
+    linalg::GenericOp update = m.update->op;
+    grads.push_back(update.getDpsInputOperand(m.update->gradOperand)->get());
+  }
+  return packMembers(builder, unitLoc(unit), unit.getPaddedSize(),
+                     plan.layouts(), grads, unit.getReduceType());
 }
 
 LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
@@ -354,9 +293,8 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
   Type reduce = unit.getReduceType();
   Value gradShard = ReduceScatterOp::create(
       builder, loc, shardType(reduce),
-      ReduceKindAttr::get(ctx, ReduceKind::Avg), flat,
-      unit.getGridAttr(), b.getDenseI64ArrayAttr(unit.getShardAxes()),
-      unitRef);
+      ReduceKindAttr::get(ctx, ReduceKind::Avg), flat, unit.getGridAttr(),
+      b.getDenseI64ArrayAttr(unit.getShardAxes()), unitRef);
   ++numReductions;
   // Hybrid: the shard group averaged its gradients; replicas average theirs.
   if (unit.isHybrid()) {
@@ -382,10 +320,11 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
   Value end = arith::AddIOp::create(builder, loc, begin, index(S));
   if (!paramsSharded) {
     // zero1: this rank's part of the whole parameters, packed flat.
-    Value flat = packMembers(builder, loc, plan, unit.getParamType(),
-                             [&](const Member &m) -> Value {
-                               return block.getArgument(m.argIndex);
-                             });
+    SmallVector<Value> params;
+    for (const Member &m : plan.members)
+      params.push_back(block.getArgument(m.argIndex));
+    Value flat = packMembers(builder, loc, unit.getPaddedSize(), plan.layouts(),
+                             params, unit.getParamType());
     paramShard = tensor::ExtractSliceOp::create(
         builder, loc, shardType(unit.getParamType()), flat, ValueRange{begin},
         ValueRange{}, ValueRange{},
@@ -430,8 +369,7 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
         maps.push_back(scalar);
       } else if (input->getOperandNumber() == m.update->gradOperand) {
         // Reduced in the unit's reduce type, used in the gradient's own.
-        Type gradElement =
-            cast<RankedTensorType>(v.getType()).getElementType();
+        Type gradElement = cast<RankedTensorType>(v.getType()).getElementType();
         inputs.push_back(
             convertElements(builder, loc, piece(gradShard), gradElement));
         maps.push_back(identity);
@@ -441,9 +379,10 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
         if (info.role == ArgRole::Param) {
           inputs.push_back(piece(paramShard));
         } else {
-          StringRef slot = StringRef(info.name).drop_front(param.name.size() + 1);
-          auto it = llvm::find_if(plan.slots,
-                                  [&](const auto &s) { return s.first == slot; });
+          StringRef slot =
+              StringRef(info.name).drop_front(param.name.size() + 1);
+          auto it = llvm::find_if(
+              plan.slots, [&](const auto &s) { return s.first == slot; });
           inputs.push_back(piece(stateShards[it - plan.slots.begin()]));
         }
         maps.push_back(identity);
@@ -453,15 +392,14 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
     SmallVector<Type> resultTypes;
     for (Value init : old.getDpsInits()) {
       Type element = cast<RankedTensorType>(init.getType()).getElementType();
-      outputs.push_back(
-          tensor::EmptyOp::create(builder, loc, {ShapedType::kDynamic}, element,
-                                  ValueRange{len}));
+      outputs.push_back(tensor::EmptyOp::create(
+          builder, loc, {ShapedType::kDynamic}, element, ValueRange{len}));
       resultTypes.push_back(outputs.back().getType());
       maps.push_back(identity);
     }
-    auto updated = linalg::GenericOp::create(
-        builder, old.getLoc(), resultTypes, inputs, outputs, maps,
-        {utils::IteratorType::parallel});
+    auto updated = linalg::GenericOp::create(builder, old.getLoc(), resultTypes,
+                                             inputs, outputs, maps,
+                                             {utils::IteratorType::parallel});
     IRMapping mapping;
     old.getRegion().cloneInto(&updated.getRegion(), mapping);
 
@@ -501,8 +439,8 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
         b.getDenseI64ArrayAttr(unit.getShardAxes()), unitRef);
     ++numGathers;
     for (const Member &m : plan.members) {
-      newResults.push_back(extractMember(builder, loc, full, m.layout,
-                                         unit.getParamType()));
+      newResults.push_back(
+          extractMember(builder, loc, full, m.layout, unit.getParamType()));
       unsigned paramOutIndex = 0;
       for (const StepResult &result : contract->getResults())
         if (result.role == ResultRole::ParamOut &&
@@ -526,17 +464,16 @@ LogicalResult ShardPass::replicateUnit(UnitPlan &plan) {
   Value reduced = AllReduceOp::create(
       builder, loc, flat.getType(),
       ReduceKindAttr::get(&getContext(), ReduceKind::Avg), flat,
-      unit.getGridAttr(),
-      builder.getDenseI64ArrayAttr(unit.getShardAxes()),
+      unit.getGridAttr(), builder.getDenseI64ArrayAttr(unit.getShardAxes()),
       FlatSymbolRefAttr::get(unit.getSymNameAttr()));
   ++numReductions;
   for (const Member &m : plan.members) {
     if (m.update->op->isBeforeInBlock(reduced.getDefiningOp()))
-      return unit.emitOpError() << "the optimizer update of '"
-                                << m.layout.getName()
-                                << "' runs before the unit's last gradient";
-    Value grad = extractMember(builder, loc, reduced, m.layout,
-                               unit.getReduceType());
+      return unit.emitOpError()
+             << "the optimizer update of '" << m.layout.getName()
+             << "' runs before the unit's last gradient";
+    Value grad =
+        extractMember(builder, loc, reduced, m.layout, unit.getReduceType());
     m.update->op->setOperand(m.update->gradOperand, grad);
   }
   return success();
@@ -589,8 +526,7 @@ void ShardPass::runOnOperation() {
       OpBuilder entry = OpBuilder::atBlockBegin(&body(step));
       rankCoord = shard::ProcessMultiIndexOp::create(
                       entry, NameLoc::get(entry.getStringAttr("")),
-                      TypeRange{entry.getIndexType()},
-                      plan.unit.getGridAttr(),
+                      TypeRange{entry.getIndexType()}, plan.unit.getGridAttr(),
                       entry.getDenseI16ArrayAttr(
                           {static_cast<int16_t>(plan.unit.getShardAxes()[0])}))
                       .getResult()[0];
@@ -633,8 +569,8 @@ void ShardPass::runOnOperation() {
   SmallVector<Type> resultTypes;
   for (Value v : results)
     resultTypes.push_back(v.getType());
-  step.setFunctionType(FunctionType::get(
-      &getContext(), step.getArgumentTypes(), resultTypes));
+  step.setFunctionType(
+      FunctionType::get(&getContext(), step.getArgumentTypes(), resultTypes));
   step.setAllResultAttrs(resultAttrs);
   rankCoord = Value();
 }

@@ -33,9 +33,8 @@ namespace {
 /// The dialects a step may use: the contract's, and zshard once the step is
 /// sharded.
 bool isContractDialect(StringRef ns) {
-  static const llvm::StringSet<> allowed = {"func", "linalg", "tensor",
-                                            "arith", "math", "zshard",
-                                            "shard"};
+  static const llvm::StringSet<> allowed = {"func", "linalg", "tensor", "arith",
+                                            "math", "zshard", "shard"};
   return allowed.contains(ns);
 }
 
@@ -129,8 +128,7 @@ LogicalResult VerifyContractPass::verifyPhases(func::FuncOp step,
       ok = false;
     } else if (*stated != *derived) {
       op.emitError() << "op is marked '" << stringifyPhase(*stated)
-                     << "' but derives as '" << stringifyPhase(*derived)
-                     << "'";
+                     << "' but derives as '" << stringifyPhase(*derived) << "'";
       ok = false;
     }
   }

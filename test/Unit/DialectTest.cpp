@@ -62,9 +62,9 @@ TEST_F(DialectTest, CollectiveInterfaceQueries) {
   EXPECT_FALSE(gather.getReduceKindIfAny().has_value());
   EXPECT_EQ(gather.getInputBytes(), 4 * 2);
   EXPECT_EQ(gather.getResultBytes(), 12 * 2);
-  EXPECT_EQ(getStaticGroupSize(gather, gather.getGridAttr(),
-                               gather.getGridAxes()),
-            3);
+  EXPECT_EQ(
+      getStaticGroupSize(gather, gather.getGridAttr(), gather.getGridAxes()),
+      3);
 
   CollectiveOpInterface scatter = collectives[1];
   EXPECT_FALSE(scatter.isAsync());
@@ -74,9 +74,9 @@ TEST_F(DialectTest, CollectiveInterfaceQueries) {
 
   CollectiveOpInterface reduce = collectives[2];
   EXPECT_EQ(reduce.getCollectiveKind(), CollectiveKind::AllReduce);
-  EXPECT_EQ(getStaticGroupSize(reduce, reduce.getGridAttr(),
-                               reduce.getGridAxes()),
-            2);
+  EXPECT_EQ(
+      getStaticGroupSize(reduce, reduce.getGridAttr(), reduce.getGridAxes()),
+      2);
 }
 
 // The verifier's padding rule and the shared layout helper agree.

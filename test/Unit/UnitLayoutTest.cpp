@@ -37,8 +37,8 @@ TEST(UnitLayout, RoundUp) {
 
 TEST(UnitLayout, ContiguousOffsetsAndPadding) {
   // 7 + 3x5 + 2 = 24 elements; 5 ranks pad to 25.
-  auto layout = UnitLayout::create(
-      {{"a", {7}}, {"b", {3, 5}}, {"c", {2}}}, /*groupSize=*/5);
+  auto layout = UnitLayout::create({{"a", {7}}, {"b", {3, 5}}, {"c", {2}}},
+                                   /*groupSize=*/5);
   ASSERT_TRUE(layout);
   const auto &members = layout->getMembers();
   ASSERT_EQ(members.size(), 3u);
@@ -83,8 +83,8 @@ TEST(UnitLayout, ShardRangesTileThePaddedBuffer) {
 // Every element of every member is held by exactly one rank, at the shard
 // offset the slices say, for odd sizes and 3 ranks.
 TEST(UnitLayout, SlicesCoverEveryMemberExactlyOnce) {
-  std::vector<MemberSpec> specs = {{"x", {7}}, {"y", {2, 3}}, {"z", {}},
-                                   {"empty", {0}}, {"w", {5}}};
+  std::vector<MemberSpec> specs = {
+      {"x", {7}}, {"y", {2, 3}}, {"z", {}}, {"empty", {0}}, {"w", {5}}};
   for (int64_t group : {1, 2, 3, 5, 6, 19, 20}) {
     auto layout = UnitLayout::create(specs, group, /*alignment=*/2);
     ASSERT_TRUE(layout);
@@ -150,7 +150,8 @@ TEST(UnitLayout, RejectsBadInput) {
   EXPECT_FALSE(UnitLayout::create({{"a", {-2}}}, 2, 1, &error));
   EXPECT_EQ(error, "member 'a' has a negative extent or too many elements");
   int64_t half = std::numeric_limits<int64_t>::max() / 2 + 1;
-  EXPECT_FALSE(UnitLayout::create({{"a", {half}}, {"b", {half}}}, 2, 1, &error));
+  EXPECT_FALSE(
+      UnitLayout::create({{"a", {half}}, {"b", {half}}}, 2, 1, &error));
   EXPECT_EQ(error, "unit is too large to lay out");
 }
 

@@ -32,33 +32,31 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<training step .mlir>"),
-                                      cl::init("-"));
-static cl::opt<std::string> outputPath("o", cl::desc("Output artifact "
-                                                     "directory (NAME.zsa)"),
+static cl::opt<std::string>
+    inputFile(cl::Positional, cl::desc("<training step .mlir>"), cl::init("-"));
+static cl::opt<std::string> outputPath("o",
+                                       cl::desc("Output artifact "
+                                                "directory (NAME.zsa)"),
                                        cl::value_desc("path"),
                                        cl::init("step.zsa"));
 enum class Emit { Artifact, LoweredMLIR, LLVMIR };
-static cl::opt<Emit> emit(
-    "emit", cl::desc("What to write"), cl::init(Emit::Artifact),
-    cl::values(clEnumValN(Emit::Artifact, "artifact",
-                          "the artifact directory (default)"),
-               clEnumValN(Emit::LoweredMLIR, "lowered-mlir",
-                          "the step in the LLVM dialect, to -o or stdout"),
-               clEnumValN(Emit::LLVMIR, "llvm-ir",
-                          "the optimised LLVM IR, to -o or stdout")));
+static cl::opt<Emit>
+    emit("emit", cl::desc("What to write"), cl::init(Emit::Artifact),
+         cl::values(clEnumValN(Emit::Artifact, "artifact",
+                               "the artifact directory (default)"),
+                    clEnumValN(Emit::LoweredMLIR, "lowered-mlir",
+                               "the step in the LLVM dialect, to -o or stdout"),
+                    clEnumValN(Emit::LLVMIR, "llvm-ir",
+                               "the optimised LLVM IR, to -o or stdout")));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level"),
                                   cl::Prefix, cl::init(3));
-static cl::opt<std::string> cpu("mcpu",
-                                cl::desc("CPU to compile for (default: host)"),
-                                cl::init(""));
-static cl::opt<bool> noFuse("no-fuse",
-                            cl::desc("Do not fuse elementwise ops"));
-static cl::opt<bool> noRuntimeMatmul(
-    "no-runtime-matmul", cl::desc("Lower matrix products to loops, not BLAS"));
-static cl::opt<bool> timing("timing",
-                            cl::desc("Print pass and phase timings"));
+static cl::opt<std::string>
+    cpu("mcpu", cl::desc("CPU to compile for (default: host)"), cl::init(""));
+static cl::opt<bool> noFuse("no-fuse", cl::desc("Do not fuse elementwise ops"));
+static cl::opt<bool>
+    noRuntimeMatmul("no-runtime-matmul",
+                    cl::desc("Lower matrix products to loops, not BLAS"));
+static cl::opt<bool> timing("timing", cl::desc("Print pass and phase timings"));
 
 namespace {
 struct StopWatch {
@@ -131,8 +129,8 @@ int main(int argc, char **argv) {
     return fail(inputFile + " is a shapes-only step (zshard.shapes_only): it "
                             "is meant for planning, not for running");
   std::string stepName = contract.getStep().getSymName().str();
-  unsigned numBuffers = contract.getArguments().size() +
-                        contract.getResults().size();
+  unsigned numBuffers =
+      contract.getArguments().size() + contract.getResults().size();
   llvm::json::Object manifest = mlir::zshard::buildManifest(contract, *module);
   std::string signature = mlir::zshard::getSignatureHash(contract);
 
@@ -152,9 +150,7 @@ int main(int argc, char **argv) {
     std::string text;
     llvm::raw_string_ostream os(text);
     module->print(os);
-    return failed(writeText(textOutput(), text))
-               ? 1
-               : 0;
+    return failed(writeText(textOutput(), text)) ? 1 : 0;
   }
 
   mlir::zshard::SharedObjectOptions soOptions;
@@ -165,8 +161,8 @@ int main(int argc, char **argv) {
   std::string llvmIR;
   SmallString<128> objectPath;
   if (emit == Emit::LLVMIR) {
-    if (auto ec = llvm::sys::fs::createTemporaryFile("zshard-step", "o",
-                                                     objectPath))
+    if (auto ec =
+            llvm::sys::fs::createTemporaryFile("zshard-step", "o", objectPath))
       return fail("cannot create a temporary file: " + ec.message());
   } else {
     if (auto ec = llvm::sys::fs::create_directories(dir))
@@ -174,16 +170,13 @@ int main(int argc, char **argv) {
     objectPath = dir;
     llvm::sys::path::append(objectPath, "step.o");
   }
-  if (failed(mlir::zshard::emitObjectFile(*module, stepName, numBuffers, signature,
-                                    objectPath, soOptions,
-                                    emit == Emit::LLVMIR ? &llvmIR : nullptr)))
+  if (failed(mlir::zshard::emitObjectFile(
+          *module, stepName, numBuffers, signature, objectPath, soOptions,
+          emit == Emit::LLVMIR ? &llvmIR : nullptr)))
     return fail("code generation failed (see above)");
   if (emit == Emit::LLVMIR) {
     llvm::sys::fs::remove(objectPath);
-    return failed(writeText(textOutput(),
-                            llvmIR))
-               ? 1
-               : 0;
+    return failed(writeText(textOutput(), llvmIR)) ? 1 : 0;
   }
 
   SmallString<128> soPath(dir);
@@ -197,8 +190,7 @@ int main(int argc, char **argv) {
   llvm::sys::path::append(manifestPath, "manifest.json");
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
-     << "\n";
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
   if (failed(writeText(manifestPath, text)))
     return 1;
   if (timing)

@@ -18,6 +18,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::zshard::registerAllDialects(registry);
   mlir::zshard::registerAllPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "zshard optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "zshard optimizer driver\n", registry));
 }

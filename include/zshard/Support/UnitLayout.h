@@ -72,10 +72,9 @@ public:
   /// elements, and pads the extent up to a multiple of `groupSize`. Fails
   /// with a message in `error` on an empty member list, duplicate names,
   /// negative extents, a non-positive group size or alignment, or overflow.
-  static std::optional<UnitLayout> create(const std::vector<MemberSpec> &members,
-                                          int64_t groupSize,
-                                          int64_t alignment = 1,
-                                          std::string *error = nullptr);
+  static std::optional<UnitLayout>
+  create(const std::vector<MemberSpec> &members, int64_t groupSize,
+         int64_t alignment = 1, std::string *error = nullptr);
 
   const std::vector<MemberLayout> &getMembers() const { return members; }
   int64_t getGroupSize() const { return groupSize; }

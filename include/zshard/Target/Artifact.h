@@ -37,8 +37,7 @@ std::string getCanonicalSignature(const StepContract &contract);
 std::string getSignatureHash(const StepContract &contract);
 
 /// The manifest of a step whose contract has been read (before lowering).
-llvm::json::Object buildManifest(const StepContract &contract,
-                                 ModuleOp module);
+llvm::json::Object buildManifest(const StepContract &contract, ModuleOp module);
 
 struct SharedObjectOptions {
   /// LLVM optimisation level, 0 to 3.

@@ -12,8 +12,8 @@
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
 #include "mlir/Pass/Pass.h"
+#include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
 
 namespace mlir {
 namespace zshard {

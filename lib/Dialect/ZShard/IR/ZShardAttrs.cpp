@@ -6,10 +6,10 @@
 
 #include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
 
+#include "mlir/IR/Builders.h"
 #include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
 #include "zshard/Dialect/ZShard/IR/ZShardPrinting.h"
 #include "zshard/Support/UnitLayout.h"
-#include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -33,9 +33,10 @@ LogicalResult MemberAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (name.empty())
     return emitError() << "unit member needs a non-empty name";
   if (offset < 0)
-    return emitError() << "unit member '" << name
-                       << "' has negative offset " << offset;
-  if (!::zshard::checkedNumElements(std::vector<int64_t>(shape.begin(), shape.end())))
+    return emitError() << "unit member '" << name << "' has negative offset "
+                       << offset;
+  if (!::zshard::checkedNumElements(
+          std::vector<int64_t>(shape.begin(), shape.end())))
     return emitError() << "unit member '" << name
                        << "' has a negative extent or too many elements";
   return success();
@@ -43,6 +44,7 @@ LogicalResult MemberAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 int64_t MemberAttr::getNumElements() const {
   ArrayRef<int64_t> shape = getShape();
-  return ::zshard::checkedNumElements(std::vector<int64_t>(shape.begin(), shape.end()))
+  return ::zshard::checkedNumElements(
+             std::vector<int64_t>(shape.begin(), shape.end()))
       .value_or(0);
 }

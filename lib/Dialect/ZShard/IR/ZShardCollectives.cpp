@@ -92,9 +92,9 @@ LogicalResult zshard::detail::verifyCollectiveOp(Operation *rawOp) {
            << ") differs from the input (" << input.getElementType()
            << "); convert explicitly before or after the collective";
   if (input.getRank() != result.getRank())
-    return op->emitOpError() << "result rank " << result.getRank()
-                             << " differs from the input rank "
-                             << input.getRank();
+    return op->emitOpError()
+           << "result rank " << result.getRank()
+           << " differs from the input rank " << input.getRank();
 
   CollectiveKind kind = op.getCollectiveKind();
   if (kind == CollectiveKind::AllReduce) {
@@ -103,17 +103,15 @@ LogicalResult zshard::detail::verifyCollectiveOp(Operation *rawOp) {
                                << " differs from the input type " << input;
   } else {
     if (input.getRank() == 0)
-      return op->emitOpError() << "needs a tensor of rank at least 1 to "
-                               << (kind == CollectiveKind::AllGather
-                                       ? "gather"
-                                       : "scatter")
-                               << " along dimension 0";
+      return op->emitOpError()
+             << "needs a tensor of rank at least 1 to "
+             << (kind == CollectiveKind::AllGather ? "gather" : "scatter")
+             << " along dimension 0";
     if (input.getShape().drop_front() != result.getShape().drop_front())
       return op->emitOpError()
              << "input and result may differ only in dimension 0";
   }
-  if (kind != CollectiveKind::AllGather &&
-      !op.getReduceKindIfAny().has_value())
+  if (kind != CollectiveKind::AllGather && !op.getReduceKindIfAny().has_value())
     return op->emitOpError() << "needs a reduction";
 
   if (op.isAsync()) {
@@ -139,16 +137,16 @@ static LogicalResult verifyAgainstUnit(CollectiveOpInterface op, UnitOp unit,
                                        std::optional<int64_t> group) {
   FlatSymbolRefAttr unitName = op.getUnitAttr();
   if (unit.getGridAttr() != op.getGridAttr())
-    return op->emitOpError() << "runs over grid " << op.getGridAttr()
-                             << " but unit " << unitName << " lives on grid "
-                             << unit.getGridAttr();
+    return op->emitOpError()
+           << "runs over grid " << op.getGridAttr() << " but unit " << unitName
+           << " lives on grid " << unit.getGridAttr();
 
   auto input = cast<RankedTensorType>(op.getInput().getType());
   RankedTensorType result = op.getResultTensorType();
   CollectiveKind kind = op.getCollectiveKind();
   bool overShardAxes = op.getGridAxes() == unit.getShardAxes();
-  bool overReplicaAxes = unit.isHybrid() &&
-                         op.getGridAxes() == unit.getReplicateAxes();
+  bool overReplicaAxes =
+      unit.isHybrid() && op.getGridAxes() == unit.getReplicateAxes();
 
   if (kind != CollectiveKind::AllReduce) {
     if (unit.getStrategy() == Strategy::NoShard)
@@ -156,10 +154,9 @@ static LogicalResult verifyAgainstUnit(CollectiveOpInterface op, UnitOp unit,
                                << " is not sharded (no_shard); it is never "
                                   "gathered or reduce-scattered";
     if (!overShardAxes)
-      return op->emitOpError() << "must run over the shard axes of unit "
-                               << unitName;
-    RankedTensorType full =
-        kind == CollectiveKind::AllGather ? result : input;
+      return op->emitOpError()
+             << "must run over the shard axes of unit " << unitName;
+    RankedTensorType full = kind == CollectiveKind::AllGather ? result : input;
     Type expectedElement = kind == CollectiveKind::AllGather
                                ? unit.getParamType()
                                : unit.getReduceType();
@@ -183,12 +180,11 @@ static LogicalResult verifyAgainstUnit(CollectiveOpInterface op, UnitOp unit,
                                 "unit "
                              << unitName;
   if (input.getElementType() != unit.getReduceType())
-    return op->emitOpError() << "element type " << input.getElementType()
-                             << " must be unit " << unitName
-                             << "'s reduce type " << unit.getReduceType();
+    return op->emitOpError()
+           << "element type " << input.getElementType() << " must be unit "
+           << unitName << "'s reduce type " << unit.getReduceType();
   if (input.getRank() != 1)
-    return op->emitOpError() << "buffer of unit " << unitName
-                             << " must be 1-D";
+    return op->emitOpError() << "buffer of unit " << unitName << " must be 1-D";
   int64_t size = input.getDimSize(0);
   std::optional<int64_t> shard = unit.getShardSize();
   bool fits = ShapedType::isDynamic(size) || size == unit.getPaddedSize() ||
@@ -201,10 +197,11 @@ static LogicalResult verifyAgainstUnit(CollectiveOpInterface op, UnitOp unit,
   return success();
 }
 
-static LogicalResult verifyCollectiveSymbolUses(CollectiveOpInterface op,
-                                                SymbolTableCollection &symbols) {
-  shard::GridOp grid = lookupGridAndCheckAxes(op, op.getGridAttr(),
-                                              op.getGridAxes(), symbols);
+static LogicalResult
+verifyCollectiveSymbolUses(CollectiveOpInterface op,
+                           SymbolTableCollection &symbols) {
+  shard::GridOp grid =
+      lookupGridAndCheckAxes(op, op.getGridAttr(), op.getGridAxes(), symbols);
   if (!grid)
     return failure();
   std::optional<int64_t> group = getGroupSize(grid, op.getGridAxes());
@@ -229,8 +226,8 @@ static LogicalResult verifyCollectiveSymbolUses(CollectiveOpInterface op,
     return success();
   auto unit = symbols.lookupNearestSymbolFrom<UnitOp>(op, unitName);
   if (!unit)
-    return op->emitOpError() << "unit " << unitName
-                             << " does not name a zshard.unit";
+    return op->emitOpError()
+           << "unit " << unitName << " does not name a zshard.unit";
   return verifyAgainstUnit(op, unit, group);
 }
 

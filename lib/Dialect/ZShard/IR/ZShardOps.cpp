@@ -103,7 +103,8 @@ LogicalResult UnitOp::verifySymbolUses(SymbolTableCollection &symbols) {
   std::optional<int64_t> group = getGroupSize(grid, getShardAxes());
   if (!group)
     return success();
-  std::optional<int64_t> expected = ::zshard::roundUpToMultiple(getExtent(), *group);
+  std::optional<int64_t> expected =
+      ::zshard::roundUpToMultiple(getExtent(), *group);
   if (!expected || *expected != getPaddedSize())
     return emitOpError() << "padded size " << getPaddedSize()
                          << " must be the members' extent " << getExtent()
@@ -168,8 +169,8 @@ LogicalResult ReleaseOp::verify() {
       return emitOpError() << "buffer is released more than once";
     if (user->getBlock() == (*this)->getBlock() &&
         (*this)->isBeforeInBlock(user)) {
-      InFlightDiagnostic diag =
-          emitOpError() << "gathered buffer is used after its release";
+      InFlightDiagnostic diag = emitOpError()
+                                << "gathered buffer is used after its release";
       diag.attachNote(user->getLoc()) << "used here";
       return diag;
     }

@@ -6,9 +6,9 @@
 
 #include "zshard/Dialect/ZShard/IR/ZShardTypes.h"
 
-#include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;

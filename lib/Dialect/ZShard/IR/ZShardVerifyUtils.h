@@ -26,8 +26,7 @@ shard::GridOp lookupGridAndCheckAxes(Operation *op, FlatSymbolRefAttr grid,
                                      SymbolTableCollection &symbols);
 
 /// Product of the grid sizes along `axes`; std::nullopt when one is dynamic.
-std::optional<int64_t> getGroupSize(shard::GridOp grid,
-                                    ArrayRef<int64_t> axes);
+std::optional<int64_t> getGroupSize(shard::GridOp grid, ArrayRef<int64_t> axes);
 
 } // namespace zshard
 } // namespace mlir

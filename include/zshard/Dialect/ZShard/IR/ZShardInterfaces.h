@@ -25,10 +25,10 @@ int64_t getTensorBytes(Type type);
 /// Size of the group formed by `axes` of the `shard.grid` named `grid`, as
 /// seen from `from`; std::nullopt when the grid is missing, an axis is out of
 /// range or a size is dynamic.
-std::optional<int64_t> getStaticGroupSize(Operation *from,
-                                          FlatSymbolRefAttr grid,
-                                          ArrayRef<int64_t> axes,
-                                          SymbolTableCollection *symbols = nullptr);
+std::optional<int64_t>
+getStaticGroupSize(Operation *from, FlatSymbolRefAttr grid,
+                   ArrayRef<int64_t> axes,
+                   SymbolTableCollection *symbols = nullptr);
 
 class CollectiveOpInterface;
 namespace detail {

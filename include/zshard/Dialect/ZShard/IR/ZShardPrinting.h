@@ -19,15 +19,13 @@ namespace mlir {
 namespace zshard {
 
 /// A member shape: `64x128`, `64`, or `scalar` for rank 0.
-ParseResult parseMemberShape(AsmParser &parser,
-                             SmallVector<int64_t> &shape);
+ParseResult parseMemberShape(AsmParser &parser, SmallVector<int64_t> &shape);
 void printMemberShape(AsmPrinter &printer, ArrayRef<int64_t> shape);
 
 /// The member list of a unit:
 ///   [ "name" : 64x128 at 0, "other" : 128 at 8192 ]
 ParseResult parseUnitMembers(OpAsmParser &parser, ArrayAttr &members);
-void printUnitMembers(OpAsmPrinter &printer, Operation *op,
-                      ArrayAttr members);
+void printUnitMembers(OpAsmPrinter &printer, Operation *op, ArrayAttr members);
 
 } // namespace zshard
 } // namespace mlir
