@@ -6,7 +6,30 @@
 
 #include "comm/local/Barrier.h"
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
 using namespace zshard::rt;
+
+double Barrier::timeoutSeconds() {
+  const char *text = std::getenv("ZSHARD_COLLECTIVE_TIMEOUT_S");
+  if (!text || !*text)
+    return 600.0;
+  char *end = nullptr;
+  double value = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(value > 0)) {
+    std::fprintf(stderr,
+                 "zshard runtime: fatal: ZSHARD_COLLECTIVE_TIMEOUT_S='%s' is "
+                 "not a positive number of seconds\n",
+                 text);
+    std::fflush(stderr);
+    std::_Exit(70);
+  }
+  return value;
+}
+
+Barrier::Barrier(int parties) : parties(parties), timeout(timeoutSeconds()) {}
 
 void Barrier::arriveAndWait() {
   std::unique_lock<std::mutex> lock(mutex);
@@ -18,5 +41,14 @@ void Barrier::arriveAndWait() {
     roundCv.notify_all();
     return;
   }
-  roundCv.wait(lock, [&] { return round != myRound; });
+  auto limit = std::chrono::duration<double>(timeout);
+  if (!roundCv.wait_for(lock, limit, [&] { return round != myRound; })) {
+    std::fprintf(stderr,
+                 "zshard runtime: fatal: a collective waited %.0f s for %d of "
+                 "%d ranks; a rank failed or is stuck (collective timeout, "
+                 "ZSHARD_COLLECTIVE_TIMEOUT_S)\n",
+                 timeout, parties - arrived, parties);
+    std::fflush(stderr);
+    std::_Exit(70);
+  }
 }

@@ -24,13 +24,20 @@ namespace zshard::rt {
 
 class Barrier {
 public:
-  explicit Barrier(int parties) : parties(parties) {}
+  explicit Barrier(int parties);
 
-  /// Blocks until all parties have arrived in this round.
+  /// Blocks until all parties have arrived in this round. A party waiting
+  /// longer than the collective timeout (ZSHARD_COLLECTIVE_TIMEOUT_S seconds,
+  /// default 600) means a rank failed or is stuck: it prints one line saying
+  /// so and ends the process with status 70, so ranks never hang forever.
   void arriveAndWait();
+
+  /// The timeout in seconds, read from ZSHARD_COLLECTIVE_TIMEOUT_S.
+  static double timeoutSeconds();
 
 private:
   const int parties;
+  const double timeout;
   std::mutex mutex;
   std::condition_variable roundCv;
   int arrived = 0;
