@@ -9,6 +9,7 @@
 #include "core/Failure.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -78,6 +79,11 @@ void AtomicFileWriter::commit() {
     failWithErrno("cannot write");
   }
   file = nullptr;
+  // Fault injection for the crash-during-save test: die after writing, before
+  // the rename that publishes the file; the previous file must survive.
+  if (const char *crash = std::getenv("ZSHARD_TEST_CRASH_BEFORE_RENAME");
+      crash && *crash)
+    std::_Exit(71);
   if (std::rename(tempPath.c_str(), path.c_str()) != 0)
     failWithErrno("cannot rename the written file into place");
 }

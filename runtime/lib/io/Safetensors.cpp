@@ -6,12 +6,14 @@
 
 #include "io/Safetensors.h"
 
+
 #include "core/Failure.h"
 #include "io/FileBytes.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <tuple>
 
 using namespace zshard::rt;
@@ -169,6 +171,54 @@ const std::string *SafetensorsFile::findMetadata(std::string_view key) const {
     if (k == key)
       return &v;
   return nullptr;
+}
+
+namespace {
+struct Fnv1a64 {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  void add(const unsigned char *data, uint64_t size) {
+    for (uint64_t i = 0; i < size; ++i) {
+      hash ^= data[i];
+      hash *= 0x100000001b3ULL;
+    }
+  }
+  std::string text() const {
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "fnv1a64:%016llx",
+                  static_cast<unsigned long long>(hash));
+    return buffer;
+  }
+};
+} // namespace
+
+std::string zshard::rt::dataChecksum(const std::vector<TensorToWrite> &tensors) {
+  Fnv1a64 fnv;
+  for (const TensorToWrite &tensor : tensors) {
+    uint64_t elements = 0;
+    if (!shapeElements(tensor.shape, elements))
+      continue;
+    fnv.add(static_cast<const unsigned char *>(tensor.data),
+            elements * dtypeSize(tensor.dtype));
+  }
+  return fnv.text();
+}
+
+std::string zshard::rt::dataChecksum(const std::vector<TensorView> &tensors) {
+  Fnv1a64 fnv;
+  for (const TensorView &tensor : tensors)
+    fnv.add(tensor.data, tensor.bytes);
+  return fnv.text();
+}
+
+void zshard::rt::verifyChecksum(const SafetensorsFile &file) {
+  const std::string *recorded = file.findMetadata(checksumKey);
+  if (!recorded)
+    return;
+  std::string actual = dataChecksum(file.tensors());
+  if (*recorded != actual)
+    fail(file.path() + ": checksum mismatch (recorded " + *recorded +
+         ", data has " + actual +
+         "): the file is corrupt or was not written completely");
 }
 
 void zshard::rt::writeSafetensors(

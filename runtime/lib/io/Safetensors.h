@@ -96,6 +96,17 @@ struct TensorToWrite {
 /// when empty), with a compact ASCII JSON header space-padded to a multiple of
 /// 8 bytes, exactly as zshard_ref writes. The file appears whole or not at
 /// all (written beside it, then renamed). Throws a Failure naming \p path.
+/// The metadata key under which checkpoints record the checksum of their data.
+inline constexpr const char *checksumKey = "zshard.checksum";
+
+/// "fnv1a64:<16 hex digits>" over the tensors' data, in order.
+std::string dataChecksum(const std::vector<TensorToWrite> &tensors);
+std::string dataChecksum(const std::vector<TensorView> &tensors);
+
+/// Fails naming the file when its recorded checksum (if any) does not match
+/// its data: a file cut short or corrupted after it was written.
+void verifyChecksum(const SafetensorsFile &file);
+
 void writeSafetensors(
     const std::string &path, const std::vector<TensorToWrite> &tensors,
     const std::vector<std::pair<std::string, std::string>> &metadata);

@@ -215,6 +215,7 @@ int64_t zshard::rt::loadState(const Manifest &manifest, StepBuffers &buffers,
                               const std::string &path, StateFile kind,
                               uint64_t seed, const RankPlace &place) {
   SafetensorsFile file = SafetensorsFile::read(path);
+  verifyChecksum(file);
   std::vector<StateTensor> state = stateTensors(manifest);
   std::set<std::string> known;
   for (const StateTensor &t : state)
@@ -263,6 +264,7 @@ void zshard::rt::saveState(const Manifest &manifest, const StepBuffers &buffers,
       commonMetadata(manifest, step);
   metadata.emplace_back("producer", "zshard-run");
   metadata.emplace_back("signature", manifest.signature);
+  metadata.emplace_back(checksumKey, dataChecksum(tensors));
   writeSafetensors(path, tensors, metadata);
 }
 
@@ -289,6 +291,7 @@ void zshard::rt::saveFullState(
   metadata.emplace_back("producer", "zshard-run");
   metadata.emplace_back("signature", manifest.signature);
   metadata.emplace_back("ranks", std::to_string(manifest.ranks));
+  metadata.emplace_back(checksumKey, dataChecksum(tensors));
   writeSafetensors(path, tensors, metadata);
 }
 
@@ -342,6 +345,7 @@ void zshard::rt::saveRankState(const Manifest &manifest,
   metadata.emplace_back("layout", unitLayoutJson(manifest));
   metadata.emplace_back("producer", "zshard-run");
   metadata.emplace_back("signature", manifest.signature);
+  metadata.emplace_back(checksumKey, dataChecksum(tensors));
   writeSafetensors(path, tensors, metadata);
 }
 
@@ -349,6 +353,7 @@ int64_t zshard::rt::loadRankState(const Manifest &manifest,
                                   StepBuffers &buffers, const std::string &path,
                                   const RankPlace &place) {
   SafetensorsFile file = SafetensorsFile::read(path);
+  verifyChecksum(file);
   const std::string *ranks = file.findMetadata("ranks");
   const std::string *rank = file.findMetadata("rank");
   if (!ranks || !rank)
