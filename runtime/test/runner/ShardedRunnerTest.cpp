@@ -507,8 +507,13 @@ TEST(ShardedRunnerTest, Errors) {
                t.name == "h.0.master"
                    ? TensorToWrite{t.name, t.dtype, {6}, big.data()}
                    : TensorToWrite{t.name, t.dtype, t.shape, t.data});
+         // A hand-edited file: keep the metadata but the stale checksum.
+         std::vector<std::pair<std::string, std::string>> metadata;
+         for (const auto &entry : file.metadata())
+           if (entry.first != checksumKey)
+             metadata.push_back(entry);
          writeSafetensors(d.file("c.rank1-of-3.safetensors"), tensors,
-                          file.metadata());
+                          metadata);
          return std::vector<std::string>{shardArtifact(3), "--resume",
                                          d.file("c")};
        },
