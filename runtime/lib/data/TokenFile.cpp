@@ -97,17 +97,51 @@ TokenFileSource::TokenFileSource(
            "' (" + manifestName(arg->type.dtype) + ")");
 }
 
+namespace {
+
+/// A bijection of [0, n) chosen by `seed`: a 4-round Feistel network over the
+/// smallest even-bit power of two >= n, cycle-walking back into [0, n).
+uint64_t permute(uint64_t index, uint64_t n, uint64_t seed) {
+  if (n <= 1)
+    return 0;
+  unsigned bits = 64 - __builtin_clzll(n - 1);
+  unsigned half = (bits + 1) / 2;
+  uint64_t mask = (uint64_t(1) << half) - 1;
+  CounterRng round(seed, 0x5eedULL);
+  uint64_t x = index;
+  do {
+    for (uint64_t r = 0; r < 4; ++r) {
+      uint64_t left = x >> half, right = x & mask;
+      uint64_t mixed = round.bits64((r << 40) ^ right) & mask;
+      x = (right << half) | (left ^ mixed);
+    }
+  } while (x >= n);
+  return x;
+}
+
+} // namespace
+
 void TokenFileSource::fill(int64_t step, const std::vector<void *> &outputs) {
-  CounterRng rng(key, uint64_t(step));
+  if (step < 1)
+    fail(file.path() + ": steps count from 1, got " + std::to_string(step));
   void *tokens = outputs[tokensSlot];
   void *targets = outputs[targetsSlot];
   DType tokensType = gpt.tokens->type.dtype;
   DType targetsType = gpt.targets->type.dtype;
-  uint64_t offsets = file.size() - uint64_t(gpt.length);
   uint64_t T = uint64_t(gpt.length);
+  // The file is cut into windows of T + 1 tokens starting every T tokens.
+  // Sample g of the run (global batch after global batch, rank after rank)
+  // is window perm_e(g mod W) of epoch e = g / W: every window once per
+  // epoch, in an order reshuffled each epoch from the seed alone, so no rank
+  // needs to be told the epoch and ranks never draw the same window.
+  uint64_t windows = (file.size() - 1) / T;
+  uint64_t globalBatch = uint64_t(gpt.batch) * uint64_t(shard.world);
   for (int64_t b = 0; b < gpt.batch; ++b) {
     uint64_t row = uint64_t(shard.rank) * uint64_t(gpt.batch) + uint64_t(b);
-    uint64_t offset = rng.below(row, offsets);
+    uint64_t sample = uint64_t(step - 1) * globalBatch + row;
+    uint64_t epoch = sample / windows;
+    uint64_t offset =
+        T * permute(sample % windows, windows, key ^ (epoch * 0x9e3779b97f4a7c15ULL));
     for (uint64_t t = 0; t < T; ++t) {
       storeFromInt(tokensType, tokens, uint64_t(b) * T + t, file[offset + t]);
       storeFromInt(targetsType, targets, uint64_t(b) * T + t,

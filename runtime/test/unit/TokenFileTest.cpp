@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 using namespace zshard::rt;
@@ -107,6 +108,32 @@ TEST(TokenFileTest, RanksTakeTheirRowsOfTheGlobalBatch) {
   }
   // u32 ids need no vocabulary: no wte here.
   EXPECT_EQ(all.targets[0], all.tokens[0] + 1);
+}
+
+// Tests that each epoch visits every window of the file exactly once, split
+// between the ranks, and that the next epoch reshuffles the order by itself.
+TEST(TokenFileTest, EveryWindowOncePerEpochReshuffled) {
+  TempDir dir;
+  std::vector<uint32_t> stream(41); // 10 windows of 4 + 1 tokens, stride 4
+  for (size_t i = 0; i < stream.size(); ++i)
+    stream[i] = uint32_t(i);
+  writeVector(dir.file("t.bin"), stream);
+  Manifest local =
+      makeManifest({}, {{"tokens", "i32", {1, 4}}, {"targets", "i32", {1, 4}}});
+  std::vector<std::vector<int32_t>> epochs(2);
+  for (int64_t step = 1; step <= 10; ++step)
+    for (int rank = 0; rank < 2; ++rank) {
+      Batch mine = fill(*open(local, dir.file("t.bin"), DType::U32, {rank, 2}),
+                        local, step);
+      ASSERT_EQ(mine.tokens[0] % 4, 0) << "windows start every 4 tokens";
+      epochs[(step - 1) / 5].push_back(mine.tokens[0] / 4);
+    }
+  for (std::vector<int32_t> order : epochs) {
+    std::vector<int32_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  }
+  EXPECT_NE(epochs[0], epochs[1]) << "the second epoch has its own order";
 }
 
 // Tests the smallest file: exactly T + 1 tokens, one possible window.
