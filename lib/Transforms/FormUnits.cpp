@@ -34,7 +34,6 @@ using namespace mlir::zshard;
 
 namespace {
 
-constexpr StringLiteral kUnitAttr = "zshard.unit";
 constexpr StringLiteral kRootUnit = "root";
 constexpr StringLiteral kGrid = "world";
 
@@ -280,7 +279,7 @@ void FormUnitsPass::runOnOperation() {
                        TypeAttr::get(reduce), builder.getArrayAttr(members));
     auto ref = FlatSymbolRefAttr::get(unit.getSymNameAttr());
     for (unsigned index : indices)
-      step.setArgAttr(index, kUnitAttr, ref);
+      step.setArgAttr(index, contract::kUnit, ref);
     ++numUnits;
   }
 }

@@ -35,10 +35,6 @@ using namespace mlir::zshard;
 
 namespace {
 
-constexpr StringLiteral kUnitAttr = "zshard.unit";
-constexpr StringLiteral kSlotAttr = "zshard.slot";
-constexpr StringLiteral kInitsAttr = "zshard.inits";
-
 /// One parameter of a unit.
 struct Member {
   unsigned argIndex;
@@ -238,11 +234,11 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
     SmallVector<NamedAttribute> list = {
         b.getNamedAttr(contract::kRole, b.getStringAttr(role)),
         b.getNamedAttr(contract::kName, b.getStringAttr(name)),
-        b.getNamedAttr(kUnitAttr, unitRef)};
+        b.getNamedAttr(contract::kUnit, unitRef)};
     if (!slot.empty())
-      list.push_back(b.getNamedAttr(kSlotAttr, b.getStringAttr(slot)));
+      list.push_back(b.getNamedAttr(contract::kSlot, b.getStringAttr(slot)));
     if (withInits)
-      list.push_back(b.getNamedAttr(kInitsAttr, memberInits(slot)));
+      list.push_back(b.getNamedAttr(contract::kInits, memberInits(slot)));
     return b.getDictionaryAttr(list);
   };
   auto shardType = [&](Type element) {
