@@ -18,6 +18,7 @@
 #include "io/FileBytes.h"
 
 #include "../unit/TestFiles.h"
+#include "../unit/TestSignature.h"
 
 #include <nlohmann/json.hpp>
 
@@ -105,24 +106,9 @@ inline std::vector<double> loggedLosses(const std::string &path) {
   return out;
 }
 
-/// Sets the signature of manifest \p m from its arguments and results, as
-/// the format defines it (written here independently of the runtime).
+/// Sets the signature of manifest \p m from its arguments and results.
 inline void setSignature(Json &m) {
-  auto entry = [](const Json &e) {
-    std::string out = e["role"].get<std::string>() + ":" +
-                      (e.contains("name") ? e["name"].get<std::string>() : "") +
-                      ":" + e["dtype"].get<std::string>() + ":";
-    for (size_t i = 0; i < e["shape"].size(); ++i)
-      out += (i ? "x" : "") + std::to_string(e["shape"][i].get<int64_t>());
-    return out + ";";
-  };
-  std::string text;
-  for (const Json &a : m["arguments"])
-    text += entry(a);
-  text += "->";
-  for (const Json &r : m["results"])
-    text += entry(r);
-  m["signature"] = hex16(fnv1a64(text));
+  m["signature"] = zshard::rt::test::manifestSignature(m);
 }
 
 } // namespace zshard::rt::test

@@ -19,6 +19,7 @@
 #include "io/Safetensors.h"
 
 #include "TestFiles.h"
+#include "TestSignature.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -32,24 +33,9 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-/// The canonical signature text of manifest \p m (written here
-/// independently of the runtime).
+/// The signature of manifest \p m.
 std::string signatureOf(const Json &m) {
-  auto entry = [](const Json &e) {
-    std::string out = e["role"].get<std::string>() + ":" +
-                      (e.contains("name") ? e["name"].get<std::string>() : "") +
-                      ":" + e["dtype"].get<std::string>() + ":";
-    for (size_t i = 0; i < e["shape"].size(); ++i)
-      out += (i ? "x" : "") + std::to_string(e["shape"][i].get<int64_t>());
-    return out + ";";
-  };
-  std::string text;
-  for (const Json &a : m["arguments"])
-    text += entry(a);
-  text += "->";
-  for (const Json &r : m["results"])
-    text += entry(r);
-  return hex16(fnv1a64(text));
+  return zshard::rt::test::manifestSignature(m);
 }
 
 /// A mixed-precision sharded step on \p ranks ranks: unit "h.0"
