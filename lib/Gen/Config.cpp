@@ -130,8 +130,14 @@ std::string zshard::gen::validate(const GptConfig &cfg) {
   return check.error;
 }
 
-void zshard::gen::loadGenDialects(mlir::MLIRContext &ctx) {
+mlir::OwningOpRef<mlir::ModuleOp>
+zshard::gen::createStepModule(mlir::MLIRContext &ctx, const GenOptions &opts) {
   ctx.loadDialect<mlir::arith::ArithDialect, mlir::func::FuncDialect,
                   mlir::linalg::LinalgDialect, mlir::math::MathDialect,
                   mlir::tensor::TensorDialect>();
+  mlir::Location root = mlir::NameLoc::get(mlir::StringAttr::get(&ctx, ""));
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(root);
+  if (opts.shapesOnly)
+    (*module)->setAttr("zshard.shapes_only", mlir::UnitAttr::get(&ctx));
+  return module;
 }

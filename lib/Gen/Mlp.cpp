@@ -21,11 +21,8 @@ using namespace zshard::gen;
 OwningOpRef<ModuleOp> zshard::gen::buildMlpStep(MLIRContext &ctx,
                                                 const MlpConfig &cfg,
                                                 const GenOptions &opts) {
-  loadGenDialects(ctx);
-  Location root = NameLoc::get(StringAttr::get(&ctx, ""));
-  OwningOpRef<ModuleOp> module = ModuleOp::create(root);
-  if (opts.shapesOnly)
-    (*module)->setAttr("zshard.shapes_only", UnitAttr::get(&ctx));
+  OwningOpRef<ModuleOp> module = createStepModule(ctx, opts);
+  Location root = module->getLoc();
   ImplicitLocOpBuilder b(root, &ctx);
   StepBuilder sb(b, opts.dtype);
   StepSignature sig(sb);

@@ -48,9 +48,11 @@ struct GptConfig {
 std::string validate(const MlpConfig &cfg);
 std::string validate(const GptConfig &cfg);
 
-/// Registers the dialects a generated step uses (func, linalg, tensor,
-/// arith, math) with `ctx`.
-void loadGenDialects(mlir::MLIRContext &ctx);
+/// Loads the dialects a generated step uses (func, linalg, tensor, arith,
+/// math) into `ctx` and returns the empty module of a step, located at the
+/// root module path, marked `zshard.shapes_only` when `opts` asks.
+mlir::OwningOpRef<mlir::ModuleOp> createStepModule(mlir::MLIRContext &ctx,
+                                                   const GenOptions &opts);
 
 /// The step module of a valid configuration.
 mlir::OwningOpRef<mlir::ModuleOp> buildMlpStep(mlir::MLIRContext &ctx,
