@@ -544,32 +544,6 @@ Manifest::modelParams() const {
   return out;
 }
 
-const UnitSlot *UnitDesc::findSlot(std::string_view name) const {
-  for (const UnitSlot &slot : slots)
-    if (slot.name == name)
-      return &slot;
-  return nullptr;
-}
-
-std::vector<int64_t> zshard::rt::gridCoords(int64_t rank,
-                                            const std::vector<int64_t> &shape) {
-  std::vector<int64_t> coords(shape.size());
-  for (size_t i = shape.size(); i-- > 0;) {
-    coords[i] = rank % shape[i];
-    rank /= shape[i];
-  }
-  return coords;
-}
-
-uint64_t zshard::rt::shardIndex(const UnitDesc &unit, const GridDesc &grid,
-                                const std::vector<int64_t> &coords) {
-  uint64_t index = 0;
-  for (int64_t axis : unit.shardAxes)
-    index = index * uint64_t(grid.shape[size_t(axis)]) +
-            uint64_t(coords[size_t(axis)]);
-  return index;
-}
-
 bool zshard::rt::isStateRole(ArgRole role) {
   return role == ArgRole::Param || role == ArgRole::OptState ||
          role == ArgRole::ParamShard || role == ArgRole::OptStateShard;
@@ -577,24 +551,6 @@ bool zshard::rt::isStateRole(ArgRole role) {
 
 bool zshard::rt::isShardRole(ArgRole role) {
   return role == ArgRole::ParamShard || role == ArgRole::OptStateShard;
-}
-
-const char *zshard::rt::strategyName(ShardStrategy strategy) {
-  switch (strategy) {
-  case ShardStrategy::NoShard:
-    return "no_shard";
-  case ShardStrategy::Zero1:
-    return "zero1";
-  case ShardStrategy::ShardGradOp:
-    return "shard_grad_op";
-  case ShardStrategy::FullShard:
-    return "full_shard";
-  case ShardStrategy::HybridShard:
-    return "hybrid_shard";
-  case ShardStrategy::HybridShardZero2:
-    return "hybrid_shard_zero2";
-  }
-  return "?";
 }
 
 const char *zshard::rt::roleName(ArgRole role) {
