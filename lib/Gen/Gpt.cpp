@@ -265,6 +265,8 @@ OwningOpRef<ModuleOp> zshard::gen::buildGptStep(MLIRContext &ctx,
     grads[wte] = sb.toAct(embeddingBackward(sb, dx3, tokens, V, headGradF32));
   }
 
-  applyAdamWAndReturn(sb, sig, loss, grads);
+  AdamWConfig adamw;
+  adamw.maxGradNorm = opts.maxGradNorm;
+  applyAdamWAndReturn(sb, sig, loss, grads, adamw);
   return module;
 }

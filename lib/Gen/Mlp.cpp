@@ -88,6 +88,8 @@ OwningOpRef<ModuleOp> zshard::gen::buildMlpStep(MLIRContext &ctx,
     dy = g.dx;
   }
 
-  applyAdamWAndReturn(sb, sig, loss, grads);
+  AdamWConfig adamw;
+  adamw.maxGradNorm = opts.maxGradNorm;
+  applyAdamWAndReturn(sb, sig, loss, grads, adamw);
   return module;
 }

@@ -10,7 +10,9 @@
 //   p = p - lr * (m / bc1) / (sqrt(v / bc2) + eps)
 //
 // with bc1 = 1 - beta1^t, bc2 = 1 - beta2^t. Constants are f32 and the
-// products associate left to right, as models.md writes them.
+// products associate left to right, as models.md writes them. With gradient
+// clipping, g is first scaled by the clipping coefficient (a scalar operand
+// of the update, so that the update keeps its one-gradient form).
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,17 +51,21 @@ AdamWOutputs zshard::gen::adamwUpdate(StepBuilder &sb, const AdamWInputs &in,
   if (mixed)
     outs.push_back({sb.empty(shape, sb.act()), id});
   SmallVector<utils::IteratorType> iters(rank, kPar);
+  SmallVector<Operand> ins{{p, id},
+                           {in.grad, id},
+                           {in.expAvg, id},
+                           {in.expAvgSq, id},
+                           {in.lr, scalar},
+                           {in.bc.bc1, scalar},
+                           {in.bc.bc2, scalar}};
+  if (in.gradScale)
+    ins.push_back({in.gradScale, scalar});
   SmallVector<Value> r = sb.generic(
-      {{p, id},
-       {in.grad, id},
-       {in.expAvg, id},
-       {in.expAvgSq, id},
-       {in.lr, scalar},
-       {in.bc.bc1, scalar},
-       {in.bc.bc2, scalar}},
-      outs, iters, [&](BodyBuilder &e, ArrayRef<Value> a) {
+      ins, outs, iters, [&](BodyBuilder &e, ArrayRef<Value> a) {
         Value pv = a[0], g = a[1], m = a[2], v = a[3], lr = a[4], bc1 = a[5],
               bc2 = a[6];
+        if (in.gradScale)
+          g = e.mul(g, a[7]);
         if (in.decay)
           pv = e.sub(pv, e.mul(e.mul(lr, e.cstF32(cfg.weightDecay)), pv));
         Value b1 = e.cstF32(cfg.beta1), b2 = e.cstF32(cfg.beta2);
@@ -87,6 +93,34 @@ AdamWOutputs zshard::gen::adamwUpdate(StepBuilder &sb, const AdamWInputs &in,
   return out;
 }
 
+Value zshard::gen::gradClipCoefficient(StepBuilder &sb,
+                                       const StepSignature &sig,
+                                       ArrayRef<Value> grads, float maxNorm) {
+  const std::vector<ParamSpec> &params = sig.params();
+  SmallVector<Operand> squares;
+  AffineMap scalar = sb.identity(0);
+  for (auto [grad, spec] : llvm::zip(grads, params)) {
+    StepBuilder::PathScope scope(sb, ownerPath(spec.name));
+    unsigned rank = spec.shape.size();
+    SmallVector<utils::IteratorType> iters(rank, kRed);
+    Value sum = sb.generic({{grad, sb.identity(rank)}},
+                           {{sb.zeros({}, sb.f32()), sb.affineMap(rank, {})}},
+                           iters, [](BodyBuilder &e, ArrayRef<Value> a) {
+                             return V{e.add(a[1], e.mul(a[0], a[0]))};
+                           })[0];
+    squares.push_back({sum, scalar});
+  }
+  return sb.generic(squares, {{sb.empty({}, sb.f32()), scalar}}, {},
+                    [&](BodyBuilder &e, ArrayRef<Value> a) {
+                      Value total = a[0];
+                      for (size_t i = 1; i < squares.size(); ++i)
+                        total = e.add(total, a[i]);
+                      Value norm = e.add(e.sqrt(total), e.cstF32(1e-6f));
+                      return V{e.min(e.cstF32(1.0f),
+                                     e.div(e.cstF32(maxNorm), norm))};
+                    })[0];
+}
+
 void zshard::gen::applyAdamWAndReturn(StepBuilder &sb, StepSignature &sig,
                                       Value loss, ArrayRef<Value> grads,
                                       const AdamWConfig &cfg) {
@@ -94,6 +128,9 @@ void zshard::gen::applyAdamWAndReturn(StepBuilder &sb, StepSignature &sig,
   assert(grads.size() == params.size() && "one gradient per parameter");
   SmallVector<Value> paramOuts;
   SmallVector<SmallVector<Value>> stateOuts(sig.slots().size());
+  Value gradScale;
+  if (cfg.maxGradNorm > 0)
+    gradScale = gradClipCoefficient(sb, sig, grads, cfg.maxGradNorm);
   for (auto [i, spec] : llvm::enumerate(params)) {
     StepBuilder::PathScope scope(sb, ownerPath(spec.name));
     AdamWInputs in;
@@ -105,6 +142,7 @@ void zshard::gen::applyAdamWAndReturn(StepBuilder &sb, StepSignature &sig,
     in.lr = sig.lr();
     in.bc = adamwBiasCorrections(sb, sig.step(), cfg);
     in.decay = spec.shape.size() >= 2;
+    in.gradScale = gradScale;
     AdamWOutputs out = adamwUpdate(sb, in, cfg);
     paramOuts.push_back(out.param);
     stateOuts[0].push_back(out.expAvg);

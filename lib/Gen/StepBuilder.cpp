@@ -45,6 +45,9 @@ Value BodyBuilder::div(Value a, Value b) {
 Value BodyBuilder::max(Value a, Value b) {
   return arith::MaximumFOp::create(builder, loc, a, b);
 }
+Value BodyBuilder::min(Value a, Value b) {
+  return arith::MinimumFOp::create(builder, loc, a, b);
+}
 Value BodyBuilder::exp(Value a) { return math::ExpOp::create(builder, loc, a); }
 Value BodyBuilder::log(Value a) { return math::LogOp::create(builder, loc, a); }
 Value BodyBuilder::tanh(Value a) {

@@ -18,6 +18,7 @@
 #include "zshard/Transforms/Passes.h"
 
 #include "FlatBuffers.h"
+#include "GradientSums.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -40,6 +41,17 @@ struct Member {
   unsigned argIndex;
   MemberAttr layout;
   const ParamUpdate *update;
+  /// Whole sums over the member's gradient besides its update (the terms of
+  /// a gradient norm), rebuilt wherever the gradient moves.
+  SmallVector<linalg::GenericOp> sums;
+};
+
+/// A whole sum over a gradient rebuilt on this rank's shard of it: the
+/// partial sums of all ranks add up to the old sum.
+struct PartialSum {
+  linalg::GenericOp sum;
+  Value partial;
+  UnitOp unit;
 };
 
 /// Everything the rewrite of one unit needs.
@@ -73,6 +85,9 @@ struct ShardPass : public mlir::zshard::impl::ShardBase<ShardPass> {
   Value packGradients(UnitPlan &plan, OpBuilder &builder);
   LogicalResult shardUnit(UnitPlan &plan);
   LogicalResult replicateUnit(UnitPlan &plan);
+  /// Adds up the partial sums of all ranks with one all-reduce and replaces
+  /// the old sums with the totals.
+  LogicalResult combinePartialSums();
 
   // Per-run state.
   func::FuncOp step;
@@ -80,6 +95,7 @@ struct ShardPass : public mlir::zshard::impl::ShardBase<ShardPass> {
   PhaseAnalysis *phases = nullptr;
   OptimizerAnalysis *optimizer = nullptr;
   Value rankCoord;
+  SmallVector<PartialSum> partialSums;
   SmallVector<Value> newResults;
   SmallVector<DictionaryAttr> newResultAttrs;
   llvm::BitVector deadArgs;
@@ -121,8 +137,14 @@ LogicalResult ShardPass::planUnit(UnitPlan &plan) {
       return unit.emitOpError()
              << "member '" << member.getName()
              << "' is a scalar; zshard-shard needs rank >= 1";
-    plan.members.push_back(
-        {param->index, member, optimizer->lookup(param->index)});
+    const ParamUpdate *update = optimizer->lookup(param->index);
+    linalg::GenericOp updateOp = update->op;
+    Value grad = updateOp.getDpsInputOperand(update->gradOperand)->get();
+    FailureOr<SmallVector<linalg::GenericOp>> sums =
+        findGradientSums(grad, updateOp, param->name);
+    if (failed(sums))
+      return failure();
+    plan.members.push_back({param->index, member, update, std::move(*sums)});
   }
   for (const StepArgument *state : contract->getArguments(ArgRole::OptState)) {
     bool mine = llvm::any_of(plan.members, [&](const Member &m) {
@@ -358,16 +380,23 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
     AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
     AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
     const StepArgument &param = contract->getArguments()[m.argIndex];
+    // The gradient is reduced in the unit's reduce type, used in its own.
+    Type gradElement =
+        cast<RankedTensorType>(
+            old.getDpsInputOperand(m.update->gradOperand)->get().getType())
+            .getElementType();
+    Value gradPiece =
+        convertElements(builder, loc, piece(gradShard), gradElement);
+    for (linalg::GenericOp sum : m.sums)
+      partialSums.push_back(
+          {sum, rebuildSum(builder, sum, gradPiece).getResult(0), unit});
     for (OpOperand *input : old.getDpsInputOperands()) {
       Value v = input->get();
       if (cast<RankedTensorType>(v.getType()).getRank() == 0) {
         inputs.push_back(v);
         maps.push_back(scalar);
       } else if (input->getOperandNumber() == m.update->gradOperand) {
-        // Reduced in the unit's reduce type, used in the gradient's own.
-        Type gradElement = cast<RankedTensorType>(v.getType()).getElementType();
-        inputs.push_back(
-            convertElements(builder, loc, piece(gradShard), gradElement));
+        inputs.push_back(gradPiece);
         maps.push_back(identity);
       } else {
         auto arg = cast<BlockArgument>(v);
@@ -470,8 +499,74 @@ LogicalResult ShardPass::replicateUnit(UnitPlan &plan) {
              << "' runs before the unit's last gradient";
     Value grad =
         extractMember(builder, loc, reduced, m.layout, unit.getReduceType());
+    Value oldGrad = m.update->op->getOperand(m.update->gradOperand);
     m.update->op->setOperand(m.update->gradOperand, grad);
+    // Sums over the gradient now read the reduced one (no further
+    // collective: every rank holds all of it).
+    for (linalg::GenericOp sum : m.sums) {
+      Type element = cast<RankedTensorType>(oldGrad.getType()).getElementType();
+      linalg::GenericOp moved =
+          rebuildSum(builder, sum, convertElements(builder, loc, grad, element));
+      sum->replaceAllUsesWith(moved);
+      sum->erase();
+      moveDependentsAfter(moved, moved->getResults());
+    }
   }
+  return success();
+}
+
+LogicalResult ShardPass::combinePartialSums() {
+  if (partialSums.empty())
+    return success();
+  UnitOp first = partialSums.front().unit;
+  Operation *last = nullptr;
+  for (PartialSum &p : partialSums) {
+    if (p.unit.getGridAttr() != first.getGridAttr() ||
+        p.unit.getShardAxes() != first.getShardAxes())
+      return p.unit.emitOpError()
+             << "shards gradients that a whole sum adds up on another grid "
+                "or shard axes than unit '"
+             << first.getSymName() << "'; zshard-shard needs one shard group "
+             << "for a sum across units";
+    if (p.partial.getType() != partialSums.front().partial.getType())
+      return p.sum.emitError("zshard-shard: whole sums over gradients of "
+                             "different element types cannot be reduced "
+                             "together");
+    Operation *def = p.partial.getDefiningOp();
+    if (!last || last->isBeforeInBlock(def))
+      last = def;
+  }
+  // One all-reduce of all partial sums, after the last of them.
+  OpBuilder builder(last->getContext());
+  builder.setInsertionPointAfter(last);
+  Location loc = NameLoc::get(builder.getStringAttr(""));
+  Type element =
+      cast<RankedTensorType>(partialSums.front().partial.getType())
+          .getElementType();
+  SmallVector<Value> scalars;
+  for (const PartialSum &p : partialSums)
+    scalars.push_back(
+        tensor::ExtractOp::create(builder, loc, p.partial, ValueRange{}));
+  Value all = tensor::FromElementsOp::create(
+      builder, loc,
+      RankedTensorType::get({int64_t(scalars.size())}, element), scalars);
+  Value total = AllReduceOp::create(
+      builder, loc, all.getType(),
+      ReduceKindAttr::get(builder.getContext(), ReduceKind::Sum), all,
+      first.getGridAttr(), builder.getDenseI64ArrayAttr(first.getShardAxes()),
+      FlatSymbolRefAttr());
+  ++numReductions;
+  SmallVector<Value> totals;
+  for (auto [i, p] : llvm::enumerate(partialSums)) {
+    Value index = arith::ConstantIndexOp::create(builder, loc, int64_t(i));
+    Value scalar = tensor::ExtractOp::create(builder, loc, total, index);
+    totals.push_back(tensor::FromElementsOp::create(
+        builder, loc, p.partial.getType(), ValueRange{scalar}));
+    p.sum->getResult(0).replaceAllUsesWith(totals.back());
+    p.sum->erase();
+  }
+  moveDependentsAfter(totals.back().getDefiningOp(), totals);
+  partialSums.clear();
   return success();
 }
 
@@ -494,6 +589,7 @@ void ShardPass::runOnOperation() {
   optimizer = &optimizerAnalysis;
   newResults.clear();
   newResultAttrs.clear();
+  partialSums.clear();
   deadArgs = llvm::BitVector(step.getNumArguments());
   deadResults = llvm::BitVector(step.getNumResults());
 
@@ -534,6 +630,9 @@ void ShardPass::runOnOperation() {
     if (failed(shardUnit(plan)))
       return signalPassFailure();
   }
+
+  if (failed(combinePartialSums()))
+    return signalPassFailure();
 
   // The old updates are dead now; then the sharded arguments and results go.
   auto ret = cast<func::ReturnOp>(body(step).getTerminator());

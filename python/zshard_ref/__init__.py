@@ -5,14 +5,14 @@ It shares no code with the generator and uses only the standard library and
 NumPy; every operator has a hand-written backward (no autodiff).
 """
 
-from .adamw import AdamWConfig, adamw_step, adamw_update
+from .adamw import AdamWConfig, adamw_step, adamw_update, clip_coefficient
 from .gpt import GptConfig
 from .mlp import MlpConfig
 from .safetensors_io import load_file, read_file, save_file
 from .step import check_params, init_params, loss_and_grads, param_specs, train_step
 
 __all__ = [
-    "AdamWConfig", "GptConfig", "MlpConfig", "adamw_step", "adamw_update",
+    "AdamWConfig", "GptConfig", "MlpConfig", "adamw_step", "adamw_update", "clip_coefficient",
     "check_params", "init_params", "load_file", "loss_and_grads", "param_specs",
     "read_file", "save_file", "train_step",
 ]

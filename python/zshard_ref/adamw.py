@@ -55,6 +55,19 @@ def adamw_update(p, g, m, v, lr, step, cfg=AdamWConfig(), decay=None):
     return p, m, v
 
 
+def clip_coefficient(grads, max_norm, dtype=np.float32):
+    """The factor torch.nn.utils.clip_grad_norm_ scales every gradient by:
+    ``min(1, max_norm / (total_norm + 1e-6))`` with ``total_norm`` the 2-norm
+    of all gradients together, computed in ``dtype``."""
+    if not max_norm > 0:
+        raise ValueError(f"max_norm must be positive, got {max_norm}")
+    dt = np.dtype(dtype).type
+    squares = [np.sum(np.square(np.asarray(g, dtype=dtype)), dtype=dtype)
+               for g in grads.values()]
+    total_norm = np.sqrt(np.sum(np.asarray(squares, dtype=dtype), dtype=dtype))
+    return min(dt(1.0), dt(max_norm) / (total_norm + dt(1e-6)))
+
+
 def zero_state(params, dtype=np.float32):
     state = {}
     for name, p in params.items():
@@ -81,18 +94,24 @@ def check_state(params, state):
                              f"{list(np.shape(state[name]))}, expected {list(shape)}")
 
 
-def adamw_step(params, grads, state, lr, step, cfg=AdamWConfig(), dtype=np.float32):
+def adamw_step(params, grads, state, lr, step, cfg=AdamWConfig(), dtype=np.float32,
+               max_grad_norm=0.0):
     """Update every parameter; ``state`` None or empty means zero moments.
+    With ``max_grad_norm > 0`` the gradients are first clipped to that global
+    norm (``clip_coefficient``).
 
     Returns ``(new_params, new_state)``; inputs are not modified.
     """
     if not state:
         state = zero_state(params, dtype)
     check_state(params, state)
+    scale = clip_coefficient(grads, max_grad_norm, dtype) if max_grad_norm else None
     new_params, new_state = {}, {}
     for name, p in params.items():
         p = np.asarray(p, dtype=dtype)
         g = np.asarray(grads[name], dtype=dtype)
+        if scale is not None:
+            g = g * scale
         m = np.asarray(state[name + EXP_AVG], dtype=dtype)
         v = np.asarray(state[name + EXP_AVG_SQ], dtype=dtype)
         p, m, v = adamw_update(p, g, m, v, lr, step, cfg)

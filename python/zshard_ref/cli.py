@@ -53,6 +53,8 @@ def build_parser():
     p.add_argument("--beta2", type=float, default=AdamWConfig.beta2)
     p.add_argument("--eps", type=float, default=AdamWConfig.eps)
     p.add_argument("--weight-decay", type=float, default=AdamWConfig.weight_decay)
+    p.add_argument("--clip-grad-norm", type=float, default=0.0,
+                   help="clip the global gradient norm to this before AdamW (0: off)")
     p.add_argument("--out", required=True, help="safetensors file to write")
     return parser
 
@@ -144,7 +146,8 @@ def run_step(args, out=sys.stdout):
     for i in range(args.steps):
         step = start + i
         loss, params, state = train_step(cfg, params, state, all_batches[i % len(all_batches)],
-                                         args.lr, step, adamw)
+                                         args.lr, step, adamw,
+                                         max_grad_norm=args.clip_grad_norm)
         print(json.dumps({"step": step, "loss": float(loss)}, separators=(",", ":")),
               file=out, flush=True)
     if not state:

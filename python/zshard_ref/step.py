@@ -89,16 +89,18 @@ def loss_and_grads(cfg, params, batch, dtype=np.float32):
 
 
 def train_step(model_cfg, params, opt_state, batch, lr, step, adamw=AdamWConfig(),
-               dtype=np.float32):
+               dtype=np.float32, max_grad_norm=0.0):
     """One training step per docs/models.md.
 
     ``params``: ``{name: array}``; ``opt_state``: ``{name.exp_avg, name.exp_avg_sq:
     array}`` or None/empty for zero moments; ``batch``: ``{tokens, targets}`` (gpt)
     or ``{x, target}`` / ``{x, labels}`` (mlp); ``step`` is 1 for the first update.
     Returns ``(loss, new_params, new_opt_state)``, all in ``dtype``; the loss is
-    that of the incoming parameters.
+    that of the incoming parameters. ``max_grad_norm > 0`` clips the global
+    gradient norm before the update.
     """
     loss, grads = loss_and_grads(model_cfg, params, batch, dtype)
     ordered = {name: params[name] for name, _, _ in param_specs(model_cfg)}
-    new_params, new_state = adamw_step(ordered, grads, opt_state, lr, step, adamw, dtype)
+    new_params, new_state = adamw_step(ordered, grads, opt_state, lr, step, adamw, dtype,
+                                       max_grad_norm)
     return loss, new_params, new_state

@@ -88,3 +88,12 @@
 // HELP: usage:
 // HELP: zshard-gen mlp --widths
 // HELP: zshard-gen gpt --preset llama2-7b|llama2-70b
+
+// RUN: not zshard-gen mlp --widths 4,3 --batch 2 --clip-grad-norm 0 2>&1 | FileCheck %s --check-prefix=CLIPZERO
+// CLIPZERO: zshard-gen: error: --clip-grad-norm must be a positive finite number, got '0'
+
+// RUN: not zshard-gen mlp --widths 4,3 --batch 2 --clip-grad-norm=inf 2>&1 | FileCheck %s --check-prefix=CLIPINF
+// CLIPINF: zshard-gen: error: --clip-grad-norm must be a positive finite number, got 'inf'
+
+// RUN: not zshard-gen mlp --widths 4,3 --batch 2 --clip-grad-norm one 2>&1 | FileCheck %s --check-prefix=CLIPTEXT
+// CLIPTEXT: zshard-gen: error: --clip-grad-norm must be a positive finite number, got 'one'

@@ -25,8 +25,8 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 
-from zshard_ref import (AdamWConfig, GptConfig, MlpConfig, init_params,  # noqa: E402
-                        train_step)
+from zshard_ref import (AdamWConfig, GptConfig, MlpConfig, clip_coefficient,  # noqa: E402
+                        init_params, loss_and_grads, train_step)
 from zshard_ref import safetensors_io  # noqa: E402
 
 
@@ -74,6 +74,9 @@ def main():
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--rtol", type=float, default=1e-5)
+    p.add_argument("--clip-grad-norm", type=float, default=0.0,
+                   help="global gradient-norm clipping in both the step and the "
+                        "reference; the bound must be small enough to clip step 1")
     args = p.parse_args()
     os.makedirs(args.work, exist_ok=True)
     w = lambda name: os.path.join(args.work, name)  # noqa: E731
@@ -90,6 +93,8 @@ def main():
         widths = tuple(int(v) for v in args.widths.split(","))
         cfg = MlpConfig(widths=widths, loss=args.loss)
         gen += ["--widths", args.widths, "--loss", args.loss]
+    if args.clip_grad_norm:
+        gen += ["--clip-grad-norm", repr(args.clip_grad_norm)]
     run(gen + ["-o", w("step.mlir")])
     run([os.path.join(args.bin, "zshard-compile"), w("step.mlir"), "-o", w("step.zsa")])
 
@@ -99,12 +104,21 @@ def main():
     safetensors_io.save_file(w("init.safetensors"), params)
     safetensors_io.save_file(w("batches.safetensors"), batches)
 
+    if args.clip_grad_norm:
+        # The test must exercise clipping: the bound has to bite in step 1.
+        _, grads = loss_and_grads(cfg, params, {k: v[0] for k, v in batches.items()})
+        coef = float(clip_coefficient(grads, args.clip_grad_norm))
+        print(f"clip coefficient of step 1: {coef:.6g}")
+        if not coef < 1.0:
+            sys.exit(f"--clip-grad-norm {args.clip_grad_norm} does not clip step 1")
+
     ref_losses = []
     ref_params, ref_state = dict(params), None
     for s in range(args.steps):
         batch = {k: v[s] for k, v in batches.items()}
         loss, ref_params, ref_state = train_step(cfg, ref_params, ref_state, batch,
-                                                 lr=args.lr, step=s + 1, adamw=AdamWConfig())
+                                                 lr=args.lr, step=s + 1, adamw=AdamWConfig(),
+                                                 max_grad_norm=args.clip_grad_norm)
         ref_losses.append(float(loss))
 
     run([os.path.join(args.bin, "zshard-run"), w("step.zsa"), "--steps", str(args.steps),
@@ -136,7 +150,7 @@ def main():
         batch = {k: v[s] for k, v in batches.items()}
         _, exact_params, exact_state = train_step(
             cfg, exact_params, exact_state, batch, lr=args.lr, step=s + 1,
-            adamw=AdamWConfig(), dtype=np.float64)
+            adamw=AdamWConfig(), dtype=np.float64, max_grad_norm=args.clip_grad_norm)
     expected = dict(ref_params)
     expected.update(ref_state)
     exact = dict(exact_params)

@@ -65,6 +65,9 @@ def main():
     p.add_argument("--steps", type=int, default=4)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--rtol", type=float, default=1e-5)
+    p.add_argument("--clip-grad-norm", type=float, default=0.0,
+                   help="global gradient-norm clipping in both steps (the sharded "
+                        "one adds up partial norms across ranks)")
     p.add_argument("--f64-slack", type=float, default=4.0,
                    help="a tensor off by more than rtol passes if it is within this "
                         "factor of the unsharded run's distance to float64")
@@ -78,6 +81,8 @@ def main():
     n, steps = args.ranks, args.steps
     model = ["--layers", str(LAYERS), "--d-model", str(D), "--heads", str(HEADS),
              "--vocab", str(VOCAB), "--seq", str(SEQ)]
+    if args.clip_grad_norm:
+        model += ["--clip-grad-norm", repr(args.clip_grad_norm)]
 
     run([tool("zshard-gen"), "gpt", *model, "--batch", str(n * args.batch),
          "-o", w("whole.mlir")])
@@ -118,7 +123,8 @@ def main():
     for s in range(steps):
         batch = {k: v[s] for k, v in batches.items()}
         _, exact, state = train_step(cfg, exact, state, batch, lr=args.lr, step=s + 1,
-                                     adamw=AdamWConfig(), dtype=np.float64)
+                                     adamw=AdamWConfig(), dtype=np.float64,
+                                     max_grad_norm=args.clip_grad_norm)
     exact.update(state)
 
     failures = []

@@ -7,7 +7,7 @@ import numpy as np
 
 import refutil  # noqa: F401  (import path)
 
-from zshard_ref.adamw import AdamWConfig, adamw_step, adamw_update
+from zshard_ref.adamw import AdamWConfig, adamw_step, adamw_update, clip_coefficient
 
 
 def torch_adamw(params, grads_per_step, lrs, beta1, beta2, eps, wd):
@@ -142,6 +142,44 @@ class TestTorchSemantics(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "shape"):
             adamw_step(params, g, {"w.exp_avg": np.zeros((2, 2)),
                                    "w.exp_avg_sq": np.zeros((4,))}, 1e-3, 1)
+
+
+class GradClipTest(unittest.TestCase):
+    """Global gradient-norm clipping as torch.nn.utils.clip_grad_norm_ (2-norm)."""
+
+    def test_hand_computed(self):
+        # ||(3, 4, 12)|| = 13: clipping to 6.5 halves every gradient.
+        grads = {"a": np.array([3.0, 4.0]), "b": np.array([[12.0]])}
+        self.assertAlmostEqual(clip_coefficient(grads, 6.5, np.float64),
+                               6.5 / (13.0 + 1e-6), places=15)
+        # Below the bound nothing changes (the coefficient is clamped to 1).
+        self.assertEqual(clip_coefficient(grads, 100.0, np.float64), 1.0)
+
+    def test_clipped_norm_is_the_bound(self):
+        rng = np.random.default_rng(5)
+        grads = {"w": rng.normal(size=(5, 7)), "b": rng.normal(size=(7,))}
+        c = clip_coefficient(grads, 0.25, np.float64)
+        norm = math.sqrt(sum(float(np.sum((g * c) ** 2)) for g in grads.values()))
+        self.assertAlmostEqual(norm, 0.25, places=6)
+
+    def test_update_uses_clipped_gradients(self):
+        rng = np.random.default_rng(6)
+        params = {"w": rng.normal(size=(3, 4)), "b": rng.normal(size=(4,))}
+        grads = {n: rng.normal(size=np.shape(p)) for n, p in params.items()}
+        c = clip_coefficient(grads, 0.1, np.float64)
+        self.assertLess(c, 1.0)
+        clipped, clipped_state = adamw_step(params, grads, None, 1e-2, 1, dtype=np.float64,
+                                            max_grad_norm=0.1)
+        scaled = {n: g * c for n, g in grads.items()}
+        want, want_state = adamw_step(params, scaled, None, 1e-2, 1, dtype=np.float64)
+        for n in params:
+            np.testing.assert_allclose(clipped[n], want[n], rtol=1e-14, err_msg=n)
+            np.testing.assert_allclose(clipped_state[n + ".exp_avg"],
+                                       want_state[n + ".exp_avg"], rtol=1e-14, err_msg=n)
+
+    def test_bad_bound(self):
+        with self.assertRaisesRegex(ValueError, "max_norm"):
+            clip_coefficient({"w": np.ones(2)}, -1.0)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@
 
 #include <cstdlib>
 #include <map>
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -42,6 +44,8 @@ common options:
   --dtype f32|bf16   element type of parameters, activations and gradients
                      (default f32; bf16 keeps f32 AdamW state and an f32
                      master copy of each parameter)
+  --clip-grad-norm X clip the global gradient norm to X before AdamW, as
+                     torch.nn.utils.clip_grad_norm_ (X > 0; default off)
   -o FILE            output file (default: stdout)
   -h, --help         this help
 
@@ -87,7 +91,11 @@ int main(int argc, char **argv) {
 
   // Options allowed per model, and whether they take a value.
   const std::map<std::string, bool> common = {
-      {"--dtype", true}, {"-o", true}, {"--help", false}, {"-h", false}};
+      {"--dtype", true},
+      {"--clip-grad-norm", true},
+      {"-o", true},
+      {"--help", false},
+      {"-h", false}};
   const std::map<std::string, bool> mlpOpts = {
       {"--widths", true}, {"--batch", true}, {"--loss", true}};
   const std::map<std::string, bool> gptOpts = {
@@ -148,6 +156,15 @@ int main(int argc, char **argv) {
       opts.dtype = DType::BF16;
     else
       fail("--dtype must be f32 or bf16, got '" + dtype.str() + "'");
+  }
+  if (values.count("--clip-grad-norm")) {
+    llvm::StringRef text = values["--clip-grad-norm"];
+    double norm;
+    if (text.getAsDouble(norm) || !std::isfinite(norm) || norm <= 0 ||
+        norm > std::numeric_limits<float>::max())
+      fail("--clip-grad-norm must be a positive finite number, got '" +
+           text.str() + "'");
+    opts.maxGradNorm = static_cast<float>(norm);
   }
   auto require = [&](const char *option) -> int64_t {
     if (!values.count(option))

@@ -30,6 +30,10 @@ struct GenOptions {
   DType dtype = DType::F32;
   /// Sets the module unit attribute `zshard.shapes_only` (the presets).
   bool shapesOnly = false;
+  /// Global gradient-norm clipping (torch's clip_grad_norm_): every gradient
+  /// is scaled by min(1, maxGradNorm / (||g||_2 + 1e-6)) before AdamW, the
+  /// norm taken over all gradients together. 0 turns clipping off.
+  float maxGradNorm = 0.0f;
 };
 
 struct MlpConfig {

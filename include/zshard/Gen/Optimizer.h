@@ -26,6 +26,8 @@ struct AdamWConfig {
   float beta2 = 0.95f;
   float eps = 1e-8f;
   float weightDecay = 0.1f;
+  /// Global gradient-norm clipping before the update; 0 is off.
+  float maxGradNorm = 0.0f;
 };
 
 /// The bias corrections `1 - beta1^t` and `1 - beta2^t` as `tensor<f32>`,
@@ -45,11 +47,22 @@ struct AdamWInputs {
   mlir::Value lr;     ///< `tensor<f32>`
   BiasCorrections bc;
   bool decay; ///< weight decay (rank >= 2 parameters)
+  /// `tensor<f32>` the gradient is scaled by first (gradient clipping), or
+  /// null.
+  mlir::Value gradScale;
 };
 
 struct AdamWOutputs {
   mlir::Value param, expAvg, expAvgSq, master;
 };
+
+/// The clipping coefficient `min(1, maxNorm / (sqrt(sum_i sum(g_i^2)) +
+/// 1e-6))` as `tensor<f32>`: one full reduction of each gradient's squares
+/// (at the gradient's module path, in f32), then one scalar op summing them
+/// in order.
+mlir::Value gradClipCoefficient(StepBuilder &sb, const StepSignature &sig,
+                                llvm::ArrayRef<mlir::Value> grads,
+                                float maxNorm);
 
 AdamWOutputs adamwUpdate(StepBuilder &sb, const AdamWInputs &in,
                          const AdamWConfig &cfg);

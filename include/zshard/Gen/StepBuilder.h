@@ -53,6 +53,8 @@ public:
   mlir::Value div(mlir::Value a, mlir::Value b);
   /// NaN-propagating maximum (`arith.maximumf`), as NumPy's max.
   mlir::Value max(mlir::Value a, mlir::Value b);
+  /// NaN-propagating minimum (`arith.minimumf`).
+  mlir::Value min(mlir::Value a, mlir::Value b);
   mlir::Value exp(mlir::Value a);
   mlir::Value log(mlir::Value a);
   mlir::Value tanh(mlir::Value a);

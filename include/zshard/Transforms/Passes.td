@@ -146,6 +146,16 @@ def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
       unpacked for the unchanged optimizer.
 
     One collective per unit, never one per parameter.
+
+    Besides its update, a gradient may be read only by whole sums
+    (`sum_i f(g_i)` into a scalar, such as the sums of squares of a global
+    gradient norm). For the sharded strategies each such sum is rebuilt over
+    the part of the gradient this rank holds in the reduced shard, and the
+    partial sums of all members of all units travel in one `all_reduce sum`
+    over the shard axes; the ops depending on the totals (the clipping
+    coefficient, the updates) move after it. For `no_shard` the sums read
+    the all-reduced gradient. Any other reader of a gradient is an error
+    naming the parameter, since it would see this rank's unreduced gradient.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",

@@ -1,0 +1,112 @@
+//===- GradientSums.cpp - whole sums over gradients -----------------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GradientSums.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+/// Whether `op` is `sum_i f(grad_i)` into a rank-0 tensor.
+static bool isWholeSum(linalg::GenericOp op, Value grad) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getDpsInputOperand(0)->get() != grad)
+    return false;
+  auto gradType = cast<RankedTensorType>(grad.getType());
+  auto outType = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  if (!outType || outType.getRank() != 0 ||
+      op.getNumLoops() != unsigned(gradType.getRank()) ||
+      op.getNumReductionLoops() != op.getNumLoops() ||
+      !op.getMatchingIndexingMap(op.getDpsInputOperand(0)).isIdentity())
+    return false;
+  Block &body = op.getRegion().front();
+  Value out = body.getArgument(1);
+  auto add = body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add || !out.hasOneUse())
+    return false;
+  return (add.getLhs() == out) != (add.getRhs() == out);
+}
+
+FailureOr<SmallVector<linalg::GenericOp>>
+mlir::zshard::findGradientSums(Value grad, Operation *update, StringRef param) {
+  SmallVector<linalg::GenericOp> sums;
+  for (Operation *user : grad.getUsers()) {
+    if (user == update)
+      continue;
+    auto sum = dyn_cast<linalg::GenericOp>(user);
+    if (!sum || !isWholeSum(sum, grad))
+      return user->emitError()
+             << "zshard-shard: the gradient of '" << param
+             << "' is read here, outside its optimizer update; besides the "
+                "update only whole sums of a gradient (such as the terms of "
+                "a global gradient norm) can be sharded";
+    if (!llvm::is_contained(sums, sum))
+      sums.push_back(sum);
+  }
+  return sums;
+}
+
+/// `value`, or a copy of its pure defining ops at the builder's insertion
+/// point when they come later in the block.
+static Value availableAt(OpBuilder &builder, Value value) {
+  Operation *def = value.getDefiningOp();
+  Block::iterator at = builder.getInsertionPoint();
+  if (!def || def->getBlock() != builder.getInsertionBlock() ||
+      at == builder.getInsertionBlock()->end() || def->isBeforeInBlock(&*at) ||
+      !isMemoryEffectFree(def))
+    return value;
+  IRMapping mapping;
+  for (Value operand : def->getOperands())
+    mapping.map(operand, availableAt(builder, operand));
+  return builder.clone(*def, mapping)
+      ->getResult(cast<OpResult>(value).getResultNumber());
+}
+
+linalg::GenericOp mlir::zshard::rebuildSum(OpBuilder &builder,
+                                           linalg::GenericOp sum,
+                                           Value operand) {
+  MLIRContext *ctx = builder.getContext();
+  unsigned rank = cast<RankedTensorType>(operand.getType()).getRank();
+  Value init = availableAt(builder, sum.getDpsInits()[0]);
+  SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx),
+                              AffineMap::get(rank, 0, {}, ctx)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::reduction);
+  auto clone = linalg::GenericOp::create(builder, sum.getLoc(),
+                                         sum.getResultTypes(), operand, init,
+                                         maps, iterators);
+  IRMapping mapping;
+  sum.getRegion().cloneInto(&clone.getRegion(), mapping);
+  return clone;
+}
+
+void mlir::zshard::moveDependentsAfter(Operation *anchor, ValueRange values) {
+  llvm::SmallPtrSet<Value, 16> tainted(values.begin(), values.end());
+  SmallVector<Operation *> dependents;
+  for (Operation &op : *anchor->getBlock()) {
+    if (&op == anchor)
+      break;
+    bool depends = false;
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (tainted.contains(operand))
+          depends = true;
+    });
+    if (!depends)
+      continue;
+    dependents.push_back(&op);
+    tainted.insert(op.result_begin(), op.result_end());
+  }
+  Operation *after = anchor;
+  for (Operation *op : dependents) {
+    op->moveAfter(after);
+    after = op;
+  }
+}
