@@ -7,7 +7,7 @@ PACKAGES=(
   cmake ninja-build ccache g++ pkg-config
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev libopenblas-dev libopenmpi-dev openmpi-bin
-  nlohmann-json3-dev python3 python3-numpy
+  nlohmann-json3-dev python3 python3-numpy python3-matplotlib
 )
 
 missing=()
@@ -37,6 +37,7 @@ for tool in /usr/lib/llvm-22/bin/mlir-tblgen /usr/lib/llvm-22/bin/lit /usr/lib/l
 done
 [ -f /usr/lib/llvm-22/lib/cmake/mlir/MLIRConfig.cmake ] || { echo "setup: MLIR 22 CMake config missing" >&2; exit 1; }
 /usr/bin/python3 -c "import numpy" || { echo "setup: python3-numpy not importable by /usr/bin/python3" >&2; exit 1; }
+/usr/bin/python3 -c "import matplotlib" || { echo "setup: python3-matplotlib not importable by /usr/bin/python3" >&2; exit 1; }
 if [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "setup: CUDA toolkit found at /usr/local/cuda (CUDA parts will compile)"
 else

@@ -16,6 +16,15 @@
 
 using namespace zshard::rt;
 
+// Trace events carry Collective::Kind as a zshard_rt_collective_kind.
+static_assert(int(Collective::Kind::AllGather) ==
+                  ZSHARD_RT_COLLECTIVE_ALL_GATHER &&
+              int(Collective::Kind::ReduceScatter) ==
+                  ZSHARD_RT_COLLECTIVE_REDUCE_SCATTER &&
+              int(Collective::Kind::AllReduce) ==
+                  ZSHARD_RT_COLLECTIVE_ALL_REDUCE &&
+              int(Collective::Kind::Barrier) == ZSHARD_RT_COLLECTIVE_BARRIER);
+
 namespace {
 
 bool overlaps(const void *a, uint64_t aBytes, const void *b, uint64_t bBytes) {
@@ -89,6 +98,8 @@ Collective Communicator::describe(Collective::Kind kind, const void *send,
   collective.dtype = dtype;
   collective.op = op;
   collective.memCtx = zshard_rt_current_mem_ctx();
+  collective.trace = zshard_rt_current_trace();
+  collective.unit = zshard_rt_step_collective_unit();
   const char *inPlaceSend = static_cast<const char *>(recv);
   if (kind == Collective::Kind::AllGather)
     inPlaceSend += uint64_t(rank()) * sendBytes;
@@ -104,13 +115,32 @@ Collective Communicator::describe(Collective::Kind kind, const void *send,
 
 void Communicator::runNow(const Collective &collective) {
   finishPending();
-  run(collective);
+  runTraced(collective, false);
 }
 
 Request Communicator::start(const Collective &collective) {
   if (!progress)
     progress = std::make_unique<ProgressQueue>();
-  return Request(progress->submit([this, collective] { run(collective); }));
+  return Request(
+      progress->submit([this, collective] { runTraced(collective, true); }));
+}
+
+void Communicator::runTraced(const Collective &collective, bool started) {
+  if (!collective.trace)
+    return run(collective);
+  zshard_rt_trace_event event;
+  event.lane = ZSHARD_RT_TRACE_COMMUNICATION;
+  event.kind = int32_t(collective.kind); // the same codes
+  event.unit = collective.unit;
+  event.started = started ? 1 : 0;
+  event.bytes = uint64_t(collective.count) * commDTypeSize(collective.dtype);
+  if (collective.kind == Collective::Kind::AllGather ||
+      collective.kind == Collective::Kind::ReduceScatter)
+    event.bytes *= uint64_t(size());
+  event.begin = zshard_rt_clock_seconds();
+  run(collective);
+  event.end = zshard_rt_clock_seconds();
+  zshard_rt_trace_record(collective.trace, &event); // best effort
 }
 
 void Communicator::allGather(const void *send, void *recv, int64_t countPerRank,

@@ -64,6 +64,11 @@ struct Collective {
   /// Charged for the backend's scratch buffers (see CommBuffer): the context
   /// current on the thread that called or started the collective.
   zshard_rt_mem_ctx *memCtx = nullptr;
+  /// Where the collective's span goes (the communication lane), and the unit
+  /// it is named by: the trace and unit current on the thread that called or
+  /// started it (zshard_rt_set_current_trace, _step_set_collective_unit).
+  zshard_rt_trace *trace = nullptr;
+  int32_t unit = -1;
 };
 
 /// "allGather", "reduceScatter", "allReduce", "barrier".
@@ -131,6 +136,8 @@ private:
                       int64_t count, CommDType dtype, ReduceOp op) const;
   void runNow(const Collective &collective);
   Request start(const Collective &collective);
+  /// run(), recording its span in the collective's trace when it has one.
+  void runTraced(const Collective &collective, bool started);
 
   std::unique_ptr<ProgressQueue> progress;
 };

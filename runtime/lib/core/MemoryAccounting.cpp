@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <new>
 #include <string>
 
 using namespace zshard::rt;
@@ -33,6 +34,8 @@ zshard_rt_status zshard_rt_mem_ctx::recordAlloc(zshard_rt_mem_category category,
   totalLive += bytes;
   peak[category] = std::max(peak[category], categoryLive);
   totalPeak = std::max(totalPeak, totalLive);
+  if (recording)
+    recordTimeline();
   return ZSHARD_RT_OK;
 }
 
@@ -48,6 +51,8 @@ zshard_rt_status zshard_rt_mem_ctx::recordFree(zshard_rt_mem_category category,
                         std::to_string(categoryLive) + " bytes live");
   categoryLive -= bytes;
   totalLive -= bytes;
+  if (recording)
+    recordTimeline();
   return ZSHARD_RT_OK;
 }
 
@@ -75,4 +80,39 @@ void zshard_rt_mem_ctx::resetPeaks() {
   std::lock_guard<std::mutex> lock(mutex);
   peak = live;
   totalPeak = totalLive;
+}
+
+void zshard_rt_mem_ctx::recordTimeline() {
+  try {
+    timeline.push_back({zshard_rt_clock_seconds(), live});
+  } catch (const std::bad_alloc &) {
+    recording = false; // a timeline cut short, not a failed allocation
+  }
+}
+
+void zshard_rt_mem_ctx::startTimeline() {
+  std::lock_guard<std::mutex> lock(mutex);
+  timeline.clear();
+  timeline.reserve(1024);
+  timeline.push_back({zshard_rt_clock_seconds(), live});
+  recording = true;
+}
+
+void zshard_rt_mem_ctx::stopTimeline() {
+  std::lock_guard<std::mutex> lock(mutex);
+  recording = false;
+}
+
+uint64_t zshard_rt_mem_ctx::timelineSize() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return timeline.size();
+}
+
+bool zshard_rt_mem_ctx::timelineEntry(uint64_t index,
+                                      TimelineEntry &out) const {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (index >= timeline.size())
+    return false;
+  out = timeline[size_t(index)];
+  return true;
 }

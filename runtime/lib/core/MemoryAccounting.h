@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <mutex>
+#include <vector>
 
 namespace zshard::rt {
 
@@ -46,14 +47,34 @@ public:
   /// Sets every peak to the current live value.
   void resetPeaks();
 
-private:
   static constexpr int numCategories = ZSHARD_RT_MEM_NUM_CATEGORIES;
+
+  /// One entry of the memory timeline: the live bytes after a change.
+  struct TimelineEntry {
+    double seconds; ///< zshard_rt_clock_seconds()
+    std::array<uint64_t, numCategories> live;
+  };
+
+  /// Drops the timeline and starts recording one, beginning with the state
+  /// now. Throws std::bad_alloc.
+  void startTimeline();
+  /// Stops recording (the entries stay).
+  void stopTimeline();
+  uint64_t timelineSize() const;
+  /// Copies entry \p index to \p out; false when there is no such entry.
+  bool timelineEntry(uint64_t index, TimelineEntry &out) const;
+
+private:
+  /// Appends the state now when recording (under the mutex).
+  void recordTimeline();
 
   mutable std::mutex mutex;
   std::array<uint64_t, numCategories> live{};
   std::array<uint64_t, numCategories> peak{};
   uint64_t totalLive = 0;
   uint64_t totalPeak = 0;
+  bool recording = false;
+  std::vector<TimelineEntry> timeline;
 };
 
 #endif // ZSHARD_RUNTIME_LIB_CORE_MEMORYACCOUNTING_H

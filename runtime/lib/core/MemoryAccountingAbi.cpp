@@ -136,3 +136,56 @@ extern "C" zshard_rt_status zshard_rt_mem_reset_peaks(zshard_rt_mem_ctx *ctx) {
   ctx->resetPeaks();
   return ZSHARD_RT_OK;
 }
+
+extern "C" zshard_rt_status
+zshard_rt_mem_timeline_start(zshard_rt_mem_ctx *ctx) {
+  if (!ctx)
+    return nullArgument("zshard_rt_mem_timeline_start", "ctx");
+  try {
+    ctx->startTimeline();
+  } catch (const std::bad_alloc &) {
+    return setError(ZSHARD_RT_ERROR_OUT_OF_MEMORY,
+                    "zshard_rt_mem_timeline_start: out of memory");
+  }
+  return ZSHARD_RT_OK;
+}
+
+extern "C" zshard_rt_status
+zshard_rt_mem_timeline_stop(zshard_rt_mem_ctx *ctx) {
+  if (!ctx)
+    return nullArgument("zshard_rt_mem_timeline_stop", "ctx");
+  ctx->stopTimeline();
+  return ZSHARD_RT_OK;
+}
+
+extern "C" zshard_rt_status
+zshard_rt_mem_timeline_size(const zshard_rt_mem_ctx *ctx, uint64_t *out) {
+  if (!ctx)
+    return nullArgument("zshard_rt_mem_timeline_size", "ctx");
+  if (!out)
+    return nullArgument("zshard_rt_mem_timeline_size", "out");
+  *out = ctx->timelineSize();
+  return ZSHARD_RT_OK;
+}
+
+extern "C" zshard_rt_status
+zshard_rt_mem_timeline_entry(const zshard_rt_mem_ctx *ctx, uint64_t index,
+                             double *seconds, uint64_t *live) {
+  const char *entry = "zshard_rt_mem_timeline_entry";
+  if (!ctx)
+    return nullArgument(entry, "ctx");
+  if (!seconds)
+    return nullArgument(entry, "seconds");
+  if (!live)
+    return nullArgument(entry, "live");
+  zshard_rt_mem_ctx::TimelineEntry found;
+  if (!ctx->timelineEntry(index, found))
+    return setError(ZSHARD_RT_ERROR_INVALID_ARGUMENT,
+                    std::string(entry) + ": index " + std::to_string(index) +
+                        " is past the " + std::to_string(ctx->timelineSize()) +
+                        " entries");
+  *seconds = found.seconds;
+  for (size_t c = 0; c < found.live.size(); ++c)
+    live[c] = found.live[c];
+  return ZSHARD_RT_OK;
+}

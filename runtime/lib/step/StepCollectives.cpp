@@ -9,6 +9,11 @@
 // line naming the entry and aborts. Started collectives are kept in a table
 // of the calling thread, by handle.
 //
+// The time the calling thread is blocked (a blocking collective, a wait) is
+// counted per thread, always (two clock reads per call), and recorded on the
+// compute lane of the thread's current trace when there is one. The
+// communication lane is recorded by the communicator (Communicator.cpp).
+//
 //===----------------------------------------------------------------------===//
 
 #include "comm/CommHandles.h"
@@ -17,6 +22,7 @@
 
 #include "zshard/runtime/zshard_rt.h"
 
+#include <chrono>
 #include <new>
 #include <unordered_map>
 #include <utility>
@@ -25,12 +31,66 @@ using namespace zshard::rt;
 
 namespace {
 
+/// A started collective and what its wait is traced as.
+struct PendingCollective {
+  Request request;
+  zshard_rt_collective_kind kind;
+  int32_t unit;
+  uint64_t bytes;
+};
+
 /// The calling thread's started collectives, by handle.
 struct PendingCollectives {
   int64_t nextHandle = 1;
-  std::unordered_map<int64_t, Request> requests;
+  std::unordered_map<int64_t, PendingCollective> requests;
 };
 thread_local PendingCollectives pending;
+
+/// zshard_rt_step_set_collective_unit of this thread.
+thread_local int32_t currentUnit = -1;
+
+/// Time this thread spent blocked in collectives and waits, and how often.
+struct WaitCounters {
+  double seconds = 0;
+  uint64_t calls = 0;
+};
+thread_local WaitCounters waits;
+
+using Clock = std::chrono::steady_clock;
+
+double toSeconds(Clock::time_point t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+/// What a collective of \p kind over \p comm moves, as traced: the gathered
+/// buffer, the reduce-scatter input, the all-reduce buffer.
+uint64_t tracedBytes(zshard_rt_collective_kind kind, const Communicator &comm,
+                     int64_t count, CommDType dtype) {
+  uint64_t bytes = uint64_t(count < 0 ? 0 : count) * commDTypeSize(dtype);
+  return kind == ZSHARD_RT_COLLECTIVE_ALL_REDUCE
+             ? bytes
+             : bytes * uint64_t(comm.size());
+}
+
+/// Counts the time from \p begin to now as blocked and records it on the
+/// compute lane of the current trace.
+void blocked(Clock::time_point begin, zshard_rt_collective_kind kind,
+             int32_t unit, bool started, uint64_t bytes) {
+  Clock::time_point end = Clock::now();
+  waits.seconds += std::chrono::duration<double>(end - begin).count();
+  waits.calls += 1;
+  if (zshard_rt_trace *trace = zshard_rt_current_trace()) {
+    zshard_rt_trace_event event;
+    event.lane = ZSHARD_RT_TRACE_COMPUTE;
+    event.kind = kind;
+    event.unit = unit;
+    event.started = started ? 1 : 0;
+    event.bytes = bytes;
+    event.begin = toSeconds(begin);
+    event.end = toSeconds(end);
+    zshard_rt_trace_record(trace, &event); // best effort: drop when full
+  }
+}
 
 Grid &currentGrid(const char *entry) {
   zshard_rt_grid *grid = zshard_rt_current_grid();
@@ -81,9 +141,10 @@ template <typename Body> auto guarded(const char *entry, Body body) {
   }
 }
 
-int64_t keep(Request request) {
+int64_t keep(Request request, zshard_rt_collective_kind kind, uint64_t bytes) {
   int64_t handle = pending.nextHandle++;
-  pending.requests.emplace(handle, std::move(request));
+  pending.requests.emplace(
+      handle, PendingCollective{std::move(request), kind, currentUnit, bytes});
   return handle;
 }
 
@@ -107,7 +168,11 @@ extern "C" void zshard_rt_step_all_gather(int64_t axesMask, const void *send,
   const char *entry = "zshard_rt_step_all_gather";
   Communicator &comm = group(entry, axesMask);
   CommDType type = dtypeOf(entry, dtype);
+  Clock::time_point begin = Clock::now();
   guarded(entry, [&] { comm.allGather(send, recv, countPerRank, type); });
+  blocked(
+      begin, ZSHARD_RT_COLLECTIVE_ALL_GATHER, currentUnit, false,
+      tracedBytes(ZSHARD_RT_COLLECTIVE_ALL_GATHER, comm, countPerRank, type));
 }
 
 extern "C" void zshard_rt_step_reduce_scatter(int64_t axesMask,
@@ -118,9 +183,13 @@ extern "C" void zshard_rt_step_reduce_scatter(int64_t axesMask,
   Communicator &comm = group(entry, axesMask);
   CommDType type = dtypeOf(entry, dtype);
   ReduceOp reduction = opOf(entry, op);
+  Clock::time_point begin = Clock::now();
   guarded(entry, [&] {
     comm.reduceScatter(send, recv, countPerRank, type, reduction);
   });
+  blocked(begin, ZSHARD_RT_COLLECTIVE_REDUCE_SCATTER, currentUnit, false,
+          tracedBytes(ZSHARD_RT_COLLECTIVE_REDUCE_SCATTER, comm, countPerRank,
+                      type));
 }
 
 extern "C" void zshard_rt_step_all_reduce(int64_t axesMask, const void *send,
@@ -130,7 +199,10 @@ extern "C" void zshard_rt_step_all_reduce(int64_t axesMask, const void *send,
   Communicator &comm = group(entry, axesMask);
   CommDType type = dtypeOf(entry, dtype);
   ReduceOp reduction = opOf(entry, op);
+  Clock::time_point begin = Clock::now();
   guarded(entry, [&] { comm.allReduce(send, recv, count, type, reduction); });
+  blocked(begin, ZSHARD_RT_COLLECTIVE_ALL_REDUCE, currentUnit, false,
+          tracedBytes(ZSHARD_RT_COLLECTIVE_ALL_REDUCE, comm, count, type));
 }
 
 extern "C" int64_t zshard_rt_step_all_gather_start(int64_t axesMask,
@@ -141,7 +213,10 @@ extern "C" int64_t zshard_rt_step_all_gather_start(int64_t axesMask,
   Communicator &comm = group(entry, axesMask);
   CommDType type = dtypeOf(entry, dtype);
   return guarded(entry, [&] {
-    return keep(comm.startAllGather(send, recv, countPerRank, type));
+    return keep(
+        comm.startAllGather(send, recv, countPerRank, type),
+        ZSHARD_RT_COLLECTIVE_ALL_GATHER,
+        tracedBytes(ZSHARD_RT_COLLECTIVE_ALL_GATHER, comm, countPerRank, type));
   });
 }
 
@@ -155,7 +230,10 @@ zshard_rt_step_reduce_scatter_start(int64_t axesMask, const void *send,
   ReduceOp reduction = opOf(entry, op);
   return guarded(entry, [&] {
     return keep(
-        comm.startReduceScatter(send, recv, countPerRank, type, reduction));
+        comm.startReduceScatter(send, recv, countPerRank, type, reduction),
+        ZSHARD_RT_COLLECTIVE_REDUCE_SCATTER,
+        tracedBytes(ZSHARD_RT_COLLECTIVE_REDUCE_SCATTER, comm, countPerRank,
+                    type));
   });
 }
 
@@ -168,7 +246,10 @@ extern "C" int64_t zshard_rt_step_all_reduce_start(int64_t axesMask,
   CommDType type = dtypeOf(entry, dtype);
   ReduceOp reduction = opOf(entry, op);
   return guarded(entry, [&] {
-    return keep(comm.startAllReduce(send, recv, count, type, reduction));
+    return keep(
+        comm.startAllReduce(send, recv, count, type, reduction),
+        ZSHARD_RT_COLLECTIVE_ALL_REDUCE,
+        tracedBytes(ZSHARD_RT_COLLECTIVE_ALL_REDUCE, comm, count, type));
   });
 }
 
@@ -180,11 +261,32 @@ extern "C" void zshard_rt_step_wait(int64_t handle) {
               "handle %lld is not a pending collective of this thread "
               "(already waited for, or started on another thread)",
               static_cast<long long>(handle));
-  Request request = std::move(it->second);
+  PendingCollective started = std::move(it->second);
   pending.requests.erase(it);
-  guarded(entry, [&] { request.wait(); });
+  Clock::time_point begin = Clock::now();
+  guarded(entry, [&] { started.request.wait(); });
+  blocked(begin, started.kind, started.unit, true, started.bytes);
 }
 
 extern "C" int64_t zshard_rt_step_pending_collectives(void) {
   return int64_t(pending.requests.size());
 }
+
+extern "C" void zshard_rt_step_set_collective_unit(int32_t unitIndex) {
+  if (unitIndex < -1)
+    stepFatal("zshard_rt_step_set_collective_unit",
+              "unit index %d is neither -1 (none) nor an index of the "
+              "manifest's units",
+              int(unitIndex));
+  currentUnit = unitIndex;
+}
+
+extern "C" int32_t zshard_rt_step_collective_unit(void) { return currentUnit; }
+
+extern "C" double zshard_rt_step_comm_wait_seconds(void) {
+  return waits.seconds;
+}
+
+extern "C" uint64_t zshard_rt_step_comm_wait_calls(void) { return waits.calls; }
+
+extern "C" void zshard_rt_step_comm_reset_counters(void) { waits = {}; }

@@ -56,6 +56,21 @@ static void testAccountingAndAlloc(void) {
   zshard_rt_mem_ctx_destroy(ctx);
 }
 
+static void testMemoryTimeline(void) {
+  zshard_rt_mem_ctx *ctx = NULL;
+  uint64_t size = 0, live[ZSHARD_RT_MEM_NUM_CATEGORIES];
+  double seconds = 0;
+  CHECK(zshard_rt_mem_ctx_create(&ctx) == ZSHARD_RT_OK);
+  CHECK(zshard_rt_mem_timeline_start(ctx) == ZSHARD_RT_OK);
+  CHECK(zshard_rt_mem_record_alloc(ctx, ZSHARD_RT_MEM_GRADIENTS, 8) ==
+        ZSHARD_RT_OK);
+  CHECK(zshard_rt_mem_timeline_stop(ctx) == ZSHARD_RT_OK);
+  CHECK(zshard_rt_mem_timeline_size(ctx, &size) == ZSHARD_RT_OK && size == 2);
+  CHECK(zshard_rt_mem_timeline_entry(ctx, 1, &seconds, live) == ZSHARD_RT_OK);
+  CHECK(live[ZSHARD_RT_MEM_GRADIENTS] == 8 && seconds > 0);
+  zshard_rt_mem_ctx_destroy(ctx);
+}
+
 static void testSgemm(void) {
   /* [1 2; 3 4] * [5 6; 7 8]^T = [17 23; 39 53] */
   const float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
@@ -85,6 +100,12 @@ static void testCollectives(void) {
   float send[3] = {1.0f, 2.0f, 3.0f}, recv[3] = {0, 0, 0};
   int32_t size = 0;
   int64_t handle;
+  zshard_rt_trace *trace = NULL;
+  zshard_rt_trace_event event;
+  uint64_t events = 0;
+  CHECK(zshard_rt_trace_create(&trace) == ZSHARD_RT_OK);
+  zshard_rt_set_current_trace(trace);
+  zshard_rt_step_comm_reset_counters();
   CHECK(zshard_rt_local_world_create(1, 10.0, 0.0, &world) == ZSHARD_RT_OK);
   CHECK(zshard_rt_local_world_comm(world, 0, &comm) == ZSHARD_RT_OK);
   CHECK(zshard_rt_comm_size(comm, &size) == ZSHARD_RT_OK && size == 1);
@@ -94,11 +115,26 @@ static void testCollectives(void) {
   zshard_rt_step_all_reduce(3, send, recv, 3, ZSHARD_RT_COMM_F32,
                             ZSHARD_RT_REDUCE_AVG);
   CHECK(recv[0] == 1.0f && recv[2] == 3.0f);
+  zshard_rt_step_set_collective_unit(2);
+  CHECK(zshard_rt_step_collective_unit() == 2);
   handle =
       zshard_rt_step_all_gather_start(1, send, recv, 3, ZSHARD_RT_COMM_I32);
   CHECK(zshard_rt_step_pending_collectives() == 1);
   zshard_rt_step_wait(handle);
   CHECK(zshard_rt_step_pending_collectives() == 0);
+  zshard_rt_step_set_collective_unit(-1);
+  CHECK(zshard_rt_step_comm_wait_calls() == 2);
+  CHECK(zshard_rt_step_comm_wait_seconds() >= 0.0);
+  /* Two collectives, each on both lanes; the last one's wait names unit 2. */
+  CHECK(zshard_rt_trace_event_count(trace, &events) == ZSHARD_RT_OK &&
+        events == 4);
+  CHECK(zshard_rt_trace_get_event(trace, 3, &event) == ZSHARD_RT_OK);
+  CHECK(event.lane == ZSHARD_RT_TRACE_COMPUTE && event.unit == 2 &&
+        event.kind == ZSHARD_RT_COLLECTIVE_ALL_GATHER && event.started == 1 &&
+        event.end >= event.begin);
+  CHECK(zshard_rt_clock_seconds() >= event.end);
+  zshard_rt_set_current_trace(NULL);
+  zshard_rt_trace_destroy(trace);
   zshard_rt_set_current_grid(NULL);
   zshard_rt_grid_destroy(grid);
   zshard_rt_local_world_destroy(world);
@@ -107,6 +143,7 @@ static void testCollectives(void) {
 int main(void) {
   testVersion();
   testAccountingAndAlloc();
+  testMemoryTimeline();
   testSgemm();
   testDiscovery();
   testCollectives();

@@ -379,6 +379,36 @@ TEST(RunnerErrorsTest, StateFiles) {
                                          d.file("none/out.safetensors")};
        },
        ".*/none/out\\.safetensors: cannot write: No such file or directory"},
+      {"trace into a missing directory",
+       [](const TempDir &d) {
+         return std::vector<std::string>{artifact("quad"), "--steps", "1",
+                                         "--trace", d.file("none/t.json")};
+       },
+       ".*/none/t\\.json: cannot write: No such file or directory"},
+      {"memory timeline into a missing directory",
+       [](const TempDir &d) {
+         return std::vector<std::string>{artifact("quad"), "--steps", "1",
+                                         "--memory-timeline",
+                                         d.file("none/m.json")};
+       },
+       ".*/none/m\\.json: cannot write: No such file or directory"},
+      {"memory timeline step past the run",
+       [](const TempDir &d) {
+         return std::vector<std::string>{artifact("quad"),
+                                         "--steps",
+                                         "3",
+                                         "--memory-timeline",
+                                         d.file("m.json"),
+                                         "--memory-timeline-step",
+                                         "4"};
+       },
+       "--memory-timeline-step 4 is not a step of this run \\(1\\.\\.3\\)"},
+      {"memory timeline without steps",
+       [](const TempDir &d) {
+         return std::vector<std::string>{artifact("quad"), "--steps", "0",
+                                         "--memory-timeline", d.file("m.json")};
+       },
+       "--memory-timeline: no step runs \\(--steps 0\\)"},
   };
   for (ErrorCase &c : cases)
     expectError(c);
@@ -411,6 +441,28 @@ TEST(RunnerErrorsTest, Usage) {
        "unexpected argument '.*' \\(the artifact is '.*'\\)", true},
       {"zero threads", args({quad, "--threads", "0"}),
        "--threads wants an integer >= 1, got '0'", true},
+      {"negative link bandwidth", args({quad, "--link-gbps", "-1"}),
+       "--link-gbps wants a finite number >= 0, got '-1'", true},
+      {"link bandwidth not a number", args({quad, "--link-gbps=fast"}),
+       "--link-gbps wants a finite number >= 0, got 'fast'", true},
+      {"infinite link bandwidth", args({quad, "--link-gbps", "inf"}),
+       "--link-gbps wants a finite number >= 0, got 'inf'", true},
+      {"negative link latency", args({quad, "--link-latency-us", "-5"}),
+       "--link-latency-us wants a finite number >= 0, got '-5'", true},
+      {"emulated link under MPI",
+       args({quad, "--backend", "mpi", "--link-gbps", "10"}),
+       "--link-gbps and --link-latency-us emulate a link between the local "
+       "backend's thread ranks; --backend mpi runs over the real network",
+       true},
+      {"timeline step 0",
+       args({quad, "--memory-timeline", "m.json", "--memory-timeline-step",
+             "0"}),
+       "--memory-timeline-step wants an integer >= 1, got '0'", true},
+      {"timeline step without a timeline",
+       args({quad, "--memory-timeline-step", "2"}),
+       "--memory-timeline-step needs --memory-timeline", true},
+      {"trace without a file", args({quad, "--trace"}), "--trace needs a value",
+       true},
   };
   for (ErrorCase &c : cases)
     expectError(c);

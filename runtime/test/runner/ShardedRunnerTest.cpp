@@ -665,4 +665,30 @@ TEST(ShardedRunnerMpiTest, AgreesWithTheLocalBackend) {
   EXPECT_EQ(errors, 1u) << wrong.err;
 }
 
+// Tests --trace under MPI: rank 0 gathers every process's spans into one
+// file, a compute and a communication lane per rank, named collectives.
+TEST(ShardedRunnerMpiTest, RankZeroWritesOneTraceOfEveryRank) {
+  TempDir dir;
+  RunResult mpi = runMpi(2,
+                         {shardArtifact(2), "--steps", "2", "--quiet",
+                          "--backend", "mpi", "--trace", dir.file("trace.json"),
+                          "--memory-timeline", dir.file("memory.json")},
+                         dir);
+  ASSERT_RAN(mpi);
+  Json trace = Json::parse(readText(dir.file("trace.json")));
+  EXPECT_EQ(trace["otherData"]["backend"], "mpi");
+  std::map<std::pair<int, std::string>, int> spans; // (pid, name): count
+  for (const Json &e : trace["traceEvents"])
+    if (e["ph"] == "X")
+      spans[{e["pid"].get<int>(), e["name"].get<std::string>()}] += 1;
+  for (int pid = 0; pid < 2; ++pid) {
+    EXPECT_EQ((spans[{pid, "step 2"}]), 1);
+    EXPECT_EQ((spans[{pid, "wait h.0 all_gather"}]), 2);
+    EXPECT_EQ((spans[{pid, "all_gather h.0"}]), 2);
+    EXPECT_EQ((spans[{pid, "reduce_scatter h.0"}]), 2);
+    EXPECT_EQ((spans[{pid, "all_reduce ln"}]), 2);
+  }
+  EXPECT_EQ(Json::parse(readText(dir.file("memory.json")))["step"], 2);
+}
+
 #endif // ZSHARD_MPIEXEC

@@ -34,6 +34,10 @@
  * So the mean of the ranks' losses and every update equal the unsharded
  * run's with the global batch, up to the rounding of the averages.
  *
+ * Before its collectives the step names them by unit, as compiled steps do
+ * (zshard_rt_step_set_collective_unit: "h.0" is unit 0, "ln" unit 1), so
+ * traces show "all_gather h.0", "reduce_scatter h.0" and "all_reduce ln".
+ *
  * The loss is NaN when something is off: the grid is not [N], the rank's
  * coordinate is outside it, the gathered padding is not zero, or a buffer
  * is misaligned.
@@ -127,6 +131,7 @@ EXPORT void zshard_step(void **buffers) {
 
   float *full = (float *)_mlir_memref_to_llvm_alloc(PADDED * sizeof(float));
   float *grad = (float *)_mlir_memref_to_llvm_alloc(PADDED * sizeof(float));
+  zshard_rt_step_set_collective_unit(0);
   int64_t gather = zshard_rt_step_all_gather_start(1, shard, full, SHARD_SIZE,
                                                    ZSHARD_RT_COMM_F32);
   float coef = batchCoef(x, target);
@@ -148,8 +153,10 @@ EXPORT void zshard_step(void **buffers) {
   float gradShard[SHARD_SIZE];
   zshard_rt_step_reduce_scatter(1, grad, gradShard, SHARD_SIZE,
                                 ZSHARD_RT_COMM_F32, ZSHARD_RT_REDUCE_AVG);
+  zshard_rt_step_set_collective_unit(1);
   zshard_rt_step_all_reduce(1, gradG, gradG, G_NUMEL, ZSHARD_RT_COMM_F32,
                             ZSHARD_RT_REDUCE_AVG);
+  zshard_rt_step_set_collective_unit(-1);
   update(SHARD_SIZE, gradShard, m, master, lr, mOut, masterOut, shardOut);
   update(G_NUMEL, gradG, gm, g, lr, gmOut, gOut, gOut);
   _mlir_memref_to_llvm_free(grad);

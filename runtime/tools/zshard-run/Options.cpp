@@ -43,13 +43,26 @@ uint64_t parseUnsigned(const std::string &option, const std::string &text) {
   return value;
 }
 
-double parseFloat(const std::string &option, const std::string &text) {
+/// Whether \p text is exactly one finite decimal number.
+bool readFinite(const std::string &text, double &value) {
   errno = 0;
   char *end = nullptr;
-  double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno == ERANGE ||
-      !std::isfinite(value) || text[0] == ' ')
+  value = std::strtod(text.c_str(), &end);
+  return !text.empty() && *end == '\0' && errno != ERANGE &&
+         std::isfinite(value) && text[0] != ' ';
+}
+
+double parseFloat(const std::string &option, const std::string &text) {
+  double value = 0;
+  if (!readFinite(text, value))
     usage(option + " wants a finite number, got '" + text + "'");
+  return value;
+}
+
+double parseNonNegative(const std::string &option, const std::string &text) {
+  double value = 0;
+  if (!readFinite(text, value) || value < 0)
+    usage(option + " wants a finite number >= 0, got '" + text + "'");
   return value;
 }
 
@@ -61,7 +74,9 @@ const char *zshard::run::usageLine() {
          "[--data FILE [--data-dtype u16|u32]] [--batch-file F.safetensors] "
          "[--init-from F.safetensors | --resume F | --resume-full "
          "F.safetensors] [--save F] [--save-full F.safetensors] "
-         "[--log-json FILE] [--threads N] [--quiet]";
+         "[--log-json FILE] [--trace FILE.json] [--memory-timeline FILE.json "
+         "[--memory-timeline-step N]] [--link-gbps G] [--link-latency-us L] "
+         "[--threads N] [--quiet]";
 }
 
 const char *zshard::run::helpText() {
@@ -90,7 +105,20 @@ usage: zshard-run ARTIFACT.zsa [options]
   --save F             write parameters, optimizer state and the step at the end
                        (a sharded run: one file per rank, F.rank<r>-of-<N>)
   --save-full F        write one consolidated file, as an unsharded run saves
-  --log-json FILE      one JSON object per step: {"step", "loss", "ms"}
+  --log-json FILE      one JSON object per step: {"step", "loss", "ms",
+                       "exposed_comm_ms", ...}
+  --trace FILE         write a Chrome/Perfetto trace (Trace Event Format JSON):
+                       per rank a compute lane (steps, blocked in collectives)
+                       and a communication lane (each collective)
+  --memory-timeline F  write rank 0's live bytes per memory category at every
+                       allocation and free of one step, as JSON
+  --memory-timeline-step N
+                       the step --memory-timeline records (default: the last)
+  --link-gbps G        local backend: emulate a slower interconnect of G Gbit/s
+                       (every collective takes at least its ring bytes / G), to
+                       see overlap on one machine (default 0: no emulation)
+  --link-latency-us L  local backend: and L microseconds of latency per
+                       collective (default 0)
   --threads N          OpenBLAS threads (default 1; shared by the rank threads)
   --quiet              no per-step lines; only the final JSON summary
   --help, --version
@@ -130,11 +158,26 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
       name = arg.substr(0, equals);
       value = arg.substr(equals + 1);
     }
-    static const char *const valued[] = {
-        "--steps",       "--lr",         "--seed",      "--data",
-        "--data-dtype",  "--batch-file", "--init-from", "--resume",
-        "--resume-full", "--save",       "--save-full", "--log-json",
-        "--threads",     "--ranks",      "--backend"};
+    static const char *const valued[] = {"--steps",
+                                         "--lr",
+                                         "--seed",
+                                         "--data",
+                                         "--data-dtype",
+                                         "--batch-file",
+                                         "--init-from",
+                                         "--resume",
+                                         "--resume-full",
+                                         "--save",
+                                         "--save-full",
+                                         "--log-json",
+                                         "--threads",
+                                         "--ranks",
+                                         "--backend",
+                                         "--link-gbps",
+                                         "--link-latency-us",
+                                         "--trace",
+                                         "--memory-timeline",
+                                         "--memory-timeline-step"};
     bool known = false;
     for (const char *option : valued)
       known |= name == option;
@@ -155,6 +198,12 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
       options.threads = int(std::min<int64_t>(parseInt(name, value, 1), 1024));
     else if (name == "--ranks")
       options.ranks = std::min<int64_t>(parseInt(name, value, 1), 1 << 20);
+    else if (name == "--link-gbps")
+      options.linkGbps = parseNonNegative(name, value);
+    else if (name == "--link-latency-us")
+      options.linkLatencyUs = parseNonNegative(name, value);
+    else if (name == "--memory-timeline-step")
+      options.memoryTimelineStep = parseInt(name, value, 1);
     else if (name == "--backend") {
       if (value == "local")
         options.backend = Backend::Local;
@@ -179,12 +228,22 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
                             : name == "--resume-full" ? options.resumeFull
                             : name == "--save"        ? options.save
                             : name == "--save-full"   ? options.saveFull
-                                                      : options.logJson;
+                            : name == "--trace"       ? options.trace
+                            : name == "--memory-timeline"
+                                ? options.memoryTimeline
+                                : options.logJson;
       target = value;
     }
   }
   if (options.artifact.empty())
     usage("no artifact given");
+  if (options.backend == Backend::Mpi &&
+      (options.linkGbps > 0 || options.linkLatencyUs > 0))
+    usage("--link-gbps and --link-latency-us emulate a link between the "
+          "local backend's thread ranks; --backend mpi runs over the real "
+          "network");
+  if (options.memoryTimelineStep != 0 && options.memoryTimeline.empty())
+    usage("--memory-timeline-step needs --memory-timeline");
   if (!options.data.empty() && !options.batchFile.empty())
     usage("--data and --batch-file exclude each other");
   int starts = !options.initFrom.empty() + !options.resume.empty() +

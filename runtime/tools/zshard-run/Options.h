@@ -33,6 +33,16 @@ struct RunOptions {
   std::string save;
   std::string saveFull;
   std::string logJson;
+  /// --link-gbps, --link-latency-us: the local backend's emulated link (0:
+  /// none).
+  double linkGbps = 0;
+  double linkLatencyUs = 0;
+  /// --trace: a Chrome/Perfetto trace of every rank.
+  std::string trace;
+  /// --memory-timeline: rank 0's live bytes per category through one step,
+  /// --memory-timeline-step (0: the last).
+  std::string memoryTimeline;
+  int64_t memoryTimelineStep = 0;
   int threads = 1;
   /// --ranks; 0 when not given (the artifact's rank count, or the MPI
   /// world's size).

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -85,13 +86,18 @@ void Progress::finish(const RunSummary &summary) {
   double sgemmShare = summary.rankStepSeconds > 0
                           ? summary.sgemmSeconds / summary.rankStepSeconds
                           : 0;
-  std::printf(
-      "done: %lld steps in %.2f s, final loss %s, mean step %.3f ms, "
-      "sgemm %.0f%% of step time, peak memory %s%s\n",
-      static_cast<long long>(summary.steps), summary.wallSeconds,
-      summary.finalLoss ? std::to_string(*summary.finalLoss).c_str() : "-",
-      meanMs, 100 * sgemmShare, formatBytes(summary.peakTotalBytes).c_str(),
-      summary.ranks > 1 ? " (the largest rank's)" : "");
+  double commShare = summary.rankStepSeconds > 0
+                         ? summary.exposedCommSeconds / summary.rankStepSeconds
+                         : 0;
+  std::printf("done: %lld steps in %.2f s, final loss %s, mean step %.3f ms, "
+              "sgemm %.0f%% of step time, exposed communication %.0f%%, "
+              "peak memory %s%s\n",
+              static_cast<long long>(summary.steps), summary.wallSeconds,
+              summary.finalLoss ? std::to_string(*summary.finalLoss).c_str()
+                                : "-",
+              meanMs, 100 * sgemmShare, 100 * commShare,
+              formatBytes(summary.peakTotalBytes).c_str(),
+              summary.ranks > 1 ? " (the largest rank's)" : "");
   std::fflush(stdout);
 }
 
@@ -107,9 +113,18 @@ StepLog::~StepLog() {
 }
 
 void StepLog::write(const StepRecord &record) {
-  Json object = {{"step", record.step},
-                 {"loss", number(record.loss)},
-                 {"ms", record.seconds * 1e3}};
+  Json rankMs = Json::array(), rankExposedMs = Json::array();
+  double exposedMs = 0;
+  for (double seconds : record.rankSeconds)
+    rankMs.push_back(seconds * 1e3);
+  for (double seconds : record.rankExposedSeconds) {
+    rankExposedMs.push_back(seconds * 1e3);
+    exposedMs = std::max(exposedMs, seconds * 1e3);
+  }
+  Json object = {
+      {"step", record.step},        {"loss", number(record.loss)},
+      {"ms", record.seconds * 1e3}, {"exposed_comm_ms", exposedMs},
+      {"rank_ms", rankMs},          {"rank_exposed_comm_ms", rankExposedMs}};
   std::string text = object.dump() + "\n";
   if (std::fwrite(text.data(), 1, text.size(), file) != text.size() ||
       std::fflush(file) != 0)
@@ -133,6 +148,15 @@ std::string zshard::run::summaryJson(const RunSummary &summary) {
   Json rankPeaks = Json::array();
   for (const RankPeaks &rank : summary.rankPeaks)
     rankPeaks.push_back(peaksJson(rank.bytes, rank.total));
+  Json rankExposed = Json::array(), rankExposedFraction = Json::array();
+  for (size_t r = 0; r < summary.rankExposedCommSeconds.size(); ++r) {
+    double exposed = summary.rankExposedCommSeconds[r];
+    double steps = r < summary.rankStepSecondsOf.size()
+                       ? summary.rankStepSecondsOf[r]
+                       : 0.0;
+    rankExposed.push_back(exposed);
+    rankExposedFraction.push_back(steps > 0 ? exposed / steps : 0.0);
+  }
   double meanMs =
       summary.steps ? 1e3 * summary.stepSeconds / double(summary.steps) : 0;
   Json object = {
@@ -148,10 +172,16 @@ std::string zshard::run::summaryJson(const RunSummary &summary) {
       {"sgemm_gflops", summary.sgemmSeconds > 0
                            ? summary.sgemmFlops / summary.sgemmSeconds / 1e9
                            : 0.0},
+      {"exposed_comm_fraction",
+       summary.rankStepSeconds > 0
+           ? summary.exposedCommSeconds / summary.rankStepSeconds
+           : 0.0},
       {"wall_s", summary.wallSeconds},
       {"peak_bytes", peaks},
       {"ranks", summary.ranks},
       {"backend", summary.backend},
-      {"rank_peak_bytes", rankPeaks}};
+      {"rank_peak_bytes", rankPeaks},
+      {"rank_exposed_comm_s", rankExposed},
+      {"rank_exposed_comm_fraction", rankExposedFraction}};
   return object.dump();
 }

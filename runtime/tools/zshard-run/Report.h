@@ -32,7 +32,11 @@ namespace zshard::run {
 struct StepRecord {
   int64_t step = 0;
   double loss = 0;
-  double seconds = 0; ///< The step call alone.
+  double seconds = 0; ///< The step call alone (of the slowest rank).
+  /// Each rank's step time, and the part of it the rank's thread was blocked
+  /// in collectives (exposed communication), by rank.
+  std::vector<double> rankSeconds;
+  std::vector<double> rankExposedSeconds;
 };
 
 /// Peak memory of one rank: per category, and of the total.
@@ -52,6 +56,11 @@ struct RunSummary {
   double rankStepSeconds = 0;
   double sgemmSeconds = 0; ///< Of which in zshard_rt_step_sgemm.
   double sgemmFlops = 0;
+  /// Of which blocked in collectives, over ranks.
+  double exposedCommSeconds = 0;
+  /// Each rank's step time and exposed communication over the run.
+  std::vector<double> rankStepSecondsOf;
+  std::vector<double> rankExposedCommSeconds;
   double wallSeconds = 0; ///< Everything, loading included.
   /// The largest peak of any rank, per category and of the total.
   std::array<uint64_t, ZSHARD_RT_MEM_NUM_CATEGORIES> peakBytes{};
@@ -87,7 +96,8 @@ private:
   std::chrono::steady_clock::time_point lastDraw;
 };
 
-/// --log-json: one JSON object per line, {"step":3,"loss":2.71,"ms":1.2}.
+/// --log-json: one JSON object per line, {"step":3,"loss":2.71,"ms":1.2,
+/// "exposed_comm_ms":0.4,"rank_ms":[..],"rank_exposed_comm_ms":[..]}.
 class StepLog {
 public:
   /// Opens \p path for writing; throws a Failure naming it.
@@ -104,9 +114,11 @@ private:
 
 /// The final JSON line: {"steps":N,"first_step":..,"last_step":..,
 /// "final_loss":..,"mean_step_ms":..,"sgemm_fraction":..,"sgemm_gflops":..,
-/// "wall_s":..,"peak_bytes":{<category>:..,...,"total":..},"ranks":N,
-/// "backend":"local"|"mpi","rank_peak_bytes":[{<category>:..,"total":..},
-/// ...]}; peak_bytes is the largest of the ranks' peaks.
+/// "exposed_comm_fraction":..,"wall_s":..,"peak_bytes":{<category>:..,...,
+/// "total":..},"ranks":N,"backend":"local"|"mpi","rank_peak_bytes":[{
+/// <category>:..,"total":..},...],"rank_exposed_comm_s":[..],
+/// "rank_exposed_comm_fraction":[..]}; peak_bytes is the largest of the
+/// ranks' peaks.
 std::string summaryJson(const RunSummary &summary);
 
 } // namespace zshard::run

@@ -15,12 +15,19 @@
 // Team::check, so a failure on one rank stops every rank at the same point
 // (Team.h). Rank 0 prints.
 //
+// Around each step call a rank measures the time its thread was blocked in
+// collectives (zshard_rt_step_comm_wait_seconds: the exposed communication)
+// and, with --trace, has its RankTrace current; with --memory-timeline rank 0
+// records its memory context's timeline through the chosen step.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Trainer.h"
 
+#include "MemoryTimeline.h"
 #include "Report.h"
 #include "Team.h"
+#include "TraceFile.h"
 
 #include "core/Failure.h"
 #include "core/Shape.h"
@@ -177,6 +184,7 @@ std::string describeState(const Manifest &manifest) {
 struct StepFigures {
   double loss = 0;
   double seconds = 0;
+  double exposedSeconds = 0;
   int64_t failed = 0;
 };
 
@@ -186,6 +194,7 @@ struct RankFigures {
   double stepSeconds = 0;
   double sgemmSeconds = 0;
   double sgemmFlops = 0;
+  double exposedSeconds = 0;
 };
 
 /// One rank of a run.
@@ -201,6 +210,7 @@ private:
   void load();
   void initState();
   void loop();
+  void writeTraces();
   void save();
   void report();
 
@@ -220,6 +230,12 @@ private:
   int64_t firstStep = 1;
   RunSummary summary;
   double ownStepSeconds = 0;
+  double ownExposedSeconds = 0;
+  /// --trace: this rank's spans.
+  std::unique_ptr<RankTrace> trace;
+  /// --memory-timeline: the step recorded (0: none yet) and its times.
+  int64_t timelineStep = 0;
+  double timelineBegin = 0, timelineEnd = 0;
 };
 
 void RankRun::run() {
@@ -246,7 +262,19 @@ void RankRun::run() {
              std::to_string(firsts[0] - 1) + ", rank " + std::to_string(r) +
              " step " + std::to_string(firsts[r] - 1));
   });
+  if (!options.trace.empty()) {
+    // One origin for the spans of every rank: rank 0's clock on the local
+    // backend (the ranks share it); each process's own after this collective
+    // under MPI (its machine's clock may be another one).
+    std::vector<double> origins =
+        team.allGatherValue(zshard_rt_clock_seconds());
+    double origin = options.backend == Backend::Local
+                        ? origins[0]
+                        : origins[size_t(team.rank())];
+    team.check([&] { trace = std::make_unique<RankTrace>(origin); });
+  }
   loop();
+  writeTraces();
   save();
   report();
 }
@@ -263,6 +291,10 @@ void RankRun::load() {
                       : options.save);
   if (lead && !options.saveFull.empty())
     checkWritable(options.saveFull);
+  if (lead && !options.trace.empty())
+    checkWritable(options.trace);
+  if (lead && !options.memoryTimeline.empty())
+    checkWritable(options.memoryTimeline);
 }
 
 void RankRun::initState() {
@@ -311,6 +343,18 @@ void RankRun::initState() {
 
 void RankRun::loop() {
   int64_t lastStep = firstStep + options.steps - 1;
+  int64_t recordStep =
+      options.memoryTimelineStep ? options.memoryTimelineStep : lastStep;
+  team.check([&] {
+    if (options.memoryTimeline.empty())
+      return;
+    if (options.steps == 0)
+      fail("--memory-timeline: no step runs (--steps 0)");
+    if (recordStep < firstStep || recordStep > lastStep)
+      fail("--memory-timeline-step " + std::to_string(recordStep) +
+           " is not a step of this run (" + std::to_string(firstStep) + ".." +
+           std::to_string(lastStep) + ")");
+  });
   if (lead && !options.quiet) {
     std::string data =
         source ? source->describe() : "none (no batch arguments)";
@@ -353,15 +397,41 @@ void RankRun::loop() {
         storeFromDouble(arg.type.dtype, buffers->argument(size_t(arg.index)), 0,
                         arg.name == "lr" ? options.lr : double(s));
 
-    Clock::time_point start = Clock::now();
+    bool recordMemory =
+        lead && !options.memoryTimeline.empty() && s == recordStep;
+    if (recordMemory &&
+        zshard_rt_mem_timeline_start(memory.get()) != ZSHARD_RT_OK) {
+      recordMemory = false;
+      if (!outputError)
+        outputError =
+            std::string("--memory-timeline: ") + zshard_rt_last_error_message();
+    }
+    if (trace)
+      zshard_rt_set_current_trace(trace->get());
+    double waitedBefore = zshard_rt_step_comm_wait_seconds();
+    double begin = zshard_rt_clock_seconds();
     step(buffers->pointers());
-    double seconds = secondsSince(start);
+    double end = zshard_rt_clock_seconds();
+    double seconds = end - begin;
+    double exposed = zshard_rt_step_comm_wait_seconds() - waitedBefore;
+    if (trace) {
+      zshard_rt_set_current_trace(nullptr);
+      trace->endStep(s, begin, end, exposed);
+    }
+    if (recordMemory) {
+      zshard_rt_mem_timeline_stop(memory.get());
+      timelineStep = s;
+      timelineBegin = begin;
+      timelineEnd = end;
+    }
     ownStepSeconds += seconds;
+    ownExposedSeconds += exposed;
 
     StepFigures mine;
     mine.loss =
         loadAsDouble(loss.type.dtype, buffers->result(size_t(loss.index)), 0);
     mine.seconds = seconds;
+    mine.exposedSeconds = exposed;
     int64_t pending = zshard_rt_step_pending_collectives();
     if (pending != 0 && !outputError)
       outputError = "the step of " + manifest->libraryPath() + " returned " +
@@ -373,11 +443,14 @@ void RankRun::loop() {
     // The loss of the run: the mean of the ranks' losses, in rank order;
     // the step's time: the slowest rank's.
     std::vector<StepFigures> all = team.allGatherValue(mine);
-    StepRecord record{s, 0, 0};
+    StepRecord record;
+    record.step = s;
     bool failed = false;
     for (const StepFigures &figures : all) {
       record.loss += figures.loss;
       record.seconds = std::max(record.seconds, figures.seconds);
+      record.rankSeconds.push_back(figures.seconds);
+      record.rankExposedSeconds.push_back(figures.exposedSeconds);
       failed |= figures.failed != 0;
     }
     record.loss /= double(all.size());
@@ -406,6 +479,32 @@ void RankRun::loop() {
     if (outputError)
       fail(*outputError);
   });
+}
+
+void RankRun::writeTraces() {
+  if (trace) {
+    std::vector<std::vector<TraceSpan>> all = gatherSpans(team, trace->spans());
+    team.check([&] {
+      if (!lead)
+        return;
+      TraceInfo info;
+      info.artifact = manifest->dir;
+      info.backend = backendName(options.backend);
+      for (const UnitDesc &unit : manifest->units)
+        info.unitNames.push_back(unit.name);
+      info.linkGbps = options.linkGbps;
+      info.linkLatencyUs = options.linkLatencyUs;
+      writeTextFile(options.trace, traceJson(all, info));
+    });
+  }
+  if (!options.memoryTimeline.empty())
+    team.check([&] {
+      if (lead && timelineStep != 0)
+        writeTextFile(options.memoryTimeline,
+                      memoryTimelineJson(memory.get(), timelineStep,
+                                         team.rank(), timelineBegin,
+                                         timelineEnd));
+    });
 }
 
 void RankRun::save() {
@@ -458,6 +557,7 @@ void RankRun::report() {
   mine.stepSeconds = ownStepSeconds;
   mine.sgemmSeconds = zshard_rt_step_sgemm_seconds();
   mine.sgemmFlops = zshard_rt_step_sgemm_flops();
+  mine.exposedSeconds = ownExposedSeconds;
   std::vector<RankFigures> all = team.allGatherValue(mine);
   if (!lead)
     return;
@@ -473,6 +573,9 @@ void RankRun::report() {
     summary.rankStepSeconds += figures.stepSeconds;
     summary.sgemmSeconds += figures.sgemmSeconds;
     summary.sgemmFlops += figures.sgemmFlops;
+    summary.exposedCommSeconds += figures.exposedSeconds;
+    summary.rankStepSecondsOf.push_back(figures.stepSeconds);
+    summary.rankExposedCommSeconds.push_back(figures.exposedSeconds);
   }
   summary.wallSeconds = secondsSince(wallStart);
   progress->finish(summary);
@@ -543,7 +646,9 @@ void trainLocal(const RunOptions &options, Clock::time_point wallStart) {
   }
   int32_t ranks = int32_t(manifest.ranks);
   zshard_rt_local_world *world = nullptr;
-  if (zshard_rt_local_world_create(ranks, 0, 0, &world) != ZSHARD_RT_OK)
+  if (zshard_rt_local_world_create(ranks, options.linkGbps,
+                                   options.linkLatencyUs,
+                                   &world) != ZSHARD_RT_OK)
     fail(std::string("cannot create a local world of ") +
          std::to_string(ranks) + " ranks: " + zshard_rt_last_error_message());
   std::vector<std::exception_ptr> failures(static_cast<size_t>(ranks));

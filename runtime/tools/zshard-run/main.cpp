@@ -8,7 +8,8 @@
 //              [--lr F] [--seed N] [--data F --data-dtype u16|u32]
 //              [--batch-file F] [--init-from F | --resume F |
 //              --resume-full F] [--save F] [--save-full F] [--log-json F]
-//              [--threads N] [--quiet]
+//              [--trace F] [--memory-timeline F [--memory-timeline-step N]]
+//              [--link-gbps G] [--link-latency-us L] [--threads N] [--quiet]
 //
 // Exit status: 0 on success; 2 on bad usage or any bad input (the artifact,
 // a data, batch or state file), with one line "zshard-run: error: ..." on

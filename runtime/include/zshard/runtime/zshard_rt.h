@@ -168,6 +168,30 @@ zshard_rt_mem_total_peak_bytes(const zshard_rt_mem_ctx *ctx, uint64_t *out);
 ZSHARD_RT_API zshard_rt_status
 zshard_rt_mem_reset_peaks(zshard_rt_mem_ctx *ctx);
 
+/// Starts recording the memory timeline of \p ctx, dropping a previous one:
+/// from now on every zshard_rt_mem_record_alloc() and _free() on \p ctx (from
+/// any thread, including zshard_rt_cpu_alloc() and the MLIR hooks) appends
+/// one entry with the time (zshard_rt_clock_seconds()) and the live bytes of
+/// every category after it. The first entry is the state at the start. While
+/// no timeline is recording, accounting does no more than before.
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_mem_timeline_start(zshard_rt_mem_ctx *ctx);
+
+/// Stops recording; the entries stay until the next start or destroy.
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_mem_timeline_stop(zshard_rt_mem_ctx *ctx);
+
+/// Writes the number of timeline entries of \p ctx to \p *out.
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_mem_timeline_size(const zshard_rt_mem_ctx *ctx, uint64_t *out);
+
+/// Writes timeline entry \p index (below zshard_rt_mem_timeline_size()):
+/// its time to \p *seconds and the live bytes of each category to
+/// \p live[0 .. ZSHARD_RT_MEM_NUM_CATEGORIES - 1], indexed by category.
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_mem_timeline_entry(const zshard_rt_mem_ctx *ctx, uint64_t index,
+                             double *seconds, uint64_t *live);
+
 //===----------------------------------------------------------------------===//
 // CPU device
 //===----------------------------------------------------------------------===//
@@ -500,6 +524,118 @@ ZSHARD_RT_API void zshard_rt_step_wait(int64_t handle);
 /// Number of the calling thread's started collectives not yet waited for (a
 /// launcher checks it is 0 after each step).
 ZSHARD_RT_API int64_t zshard_rt_step_pending_collectives(void);
+
+/// Names the calling thread's subsequent collectives (blocking and started)
+/// by the unit at \p unitIndex in the manifest's "units" list; -1 names none
+/// (the default). Compiled steps call it before each collective; traces
+/// (zshard_rt_trace) and launchers turn the index into the unit's name. Any
+/// index below -1 aborts.
+ZSHARD_RT_API void zshard_rt_step_set_collective_unit(int32_t unitIndex);
+
+/// The calling thread's unit index from zshard_rt_step_set_collective_unit(),
+/// or -1.
+ZSHARD_RT_API int32_t zshard_rt_step_collective_unit(void);
+
+/// Seconds the calling thread has spent blocked in the step collectives (the
+/// blocking ones, whole, and zshard_rt_step_wait()) since it started or since
+/// zshard_rt_step_comm_reset_counters(): the communication a step could not
+/// hide behind compute ("exposed" communication).
+ZSHARD_RT_API double zshard_rt_step_comm_wait_seconds(void);
+
+/// Number of the calling thread's blocking step collectives and
+/// zshard_rt_step_wait() calls, counted like
+/// zshard_rt_step_comm_wait_seconds().
+ZSHARD_RT_API uint64_t zshard_rt_step_comm_wait_calls(void);
+
+/// Sets the calling thread's communication counters to zero.
+ZSHARD_RT_API void zshard_rt_step_comm_reset_counters(void);
+
+//===----------------------------------------------------------------------===//
+// Tracing
+//===----------------------------------------------------------------------===//
+//
+// A trace collects what a rank's collectives did and when, for a launcher to
+// draw (zshard-run --trace writes Chrome's Trace Event Format). A launcher
+// makes a trace current on a rank's thread while the step runs; the step
+// collectives called or started on that thread then record into it: on the
+// compute lane the time the thread was blocked (a blocking collective, a
+// wait), on the communication lane each collective from the moment it began
+// to run (on the thread that runs it: the caller's, or the group's progress
+// thread for a started one) to its completion. With no current trace nothing
+// is recorded and nothing is allocated or locked.
+//
+
+/// Seconds on the runtime's monotonic clock (CLOCK_MONOTONIC: the same clock
+/// for every thread and process of one machine), as recorded in traces and
+/// memory timelines.
+ZSHARD_RT_API double zshard_rt_clock_seconds(void);
+
+/// What a collective does (the kind of a trace event).
+typedef enum zshard_rt_collective_kind {
+  ZSHARD_RT_COLLECTIVE_ALL_GATHER = 0,
+  ZSHARD_RT_COLLECTIVE_REDUCE_SCATTER = 1,
+  ZSHARD_RT_COLLECTIVE_ALL_REDUCE = 2,
+  ZSHARD_RT_COLLECTIVE_BARRIER = 3
+} zshard_rt_collective_kind;
+
+/// Returns "all_gather", "reduce_scatter", "all_reduce" or "barrier", or NULL
+/// when \p kind is none of them.
+ZSHARD_RT_API const char *zshard_rt_collective_kind_name(int32_t kind);
+
+/// Where a trace event belongs.
+typedef enum zshard_rt_trace_lane {
+  /// The rank's thread blocked in a blocking collective or a wait.
+  ZSHARD_RT_TRACE_COMPUTE = 0,
+  /// A collective running, from its begin to its completion.
+  ZSHARD_RT_TRACE_COMMUNICATION = 1
+} zshard_rt_trace_lane;
+
+/// One span of a trace.
+typedef struct zshard_rt_trace_event {
+  int32_t lane; ///< A zshard_rt_trace_lane.
+  int32_t kind; ///< A zshard_rt_collective_kind.
+  /// The unit index current (zshard_rt_step_set_collective_unit()) when the
+  /// collective was called or started; -1: none.
+  int32_t unit;
+  int32_t started; ///< 1: a started collective; 0: a blocking one.
+  /// The collective's size: the gathered buffer (all_gather), the input
+  /// (reduce_scatter), the buffer (all_reduce), 0 (barrier).
+  uint64_t bytes;
+  double begin; ///< zshard_rt_clock_seconds() at the begin.
+  double end;   ///< And at the end.
+} zshard_rt_trace_event;
+
+/// A list of trace events; thread-safe.
+typedef struct zshard_rt_trace zshard_rt_trace;
+
+/// Creates an empty trace in \p *out (NULL on failure).
+ZSHARD_RT_API zshard_rt_status zshard_rt_trace_create(zshard_rt_trace **out);
+
+/// Destroys \p trace (NULL is ignored). No collective started while it was
+/// current may still be pending, and no thread may have it current.
+ZSHARD_RT_API void zshard_rt_trace_destroy(zshard_rt_trace *trace);
+
+/// Sets the calling thread's current trace (NULL: none, the default).
+/// Collectives called or started on the thread record into it.
+ZSHARD_RT_API void zshard_rt_set_current_trace(zshard_rt_trace *trace);
+
+/// Returns the calling thread's current trace, or NULL.
+ZSHARD_RT_API zshard_rt_trace *zshard_rt_current_trace(void);
+
+/// Appends \p *event to \p trace (its lane and kind must be valid).
+ZSHARD_RT_API zshard_rt_status zshard_rt_trace_record(
+    zshard_rt_trace *trace, const zshard_rt_trace_event *event);
+
+/// Writes the number of events of \p trace to \p *out.
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_trace_event_count(const zshard_rt_trace *trace, uint64_t *out);
+
+/// Copies event \p index (in the order recorded) to \p *out.
+ZSHARD_RT_API zshard_rt_status zshard_rt_trace_get_event(
+    const zshard_rt_trace *trace, uint64_t index, zshard_rt_trace_event *out);
+
+/// Drops every event of \p trace (a launcher drains it after each step).
+ZSHARD_RT_API zshard_rt_status zshard_rt_trace_clear(zshard_rt_trace *trace);
 
 #ifdef __cplusplus
 } // extern "C"

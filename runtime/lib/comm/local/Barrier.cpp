@@ -6,30 +6,15 @@
 
 #include "comm/local/Barrier.h"
 
+#include "comm/CollectiveTimeout.h"
+
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 
 using namespace zshard::rt;
 
-double Barrier::timeoutSeconds() {
-  const char *text = std::getenv("ZSHARD_COLLECTIVE_TIMEOUT_S");
-  if (!text || !*text)
-    return 600.0;
-  char *end = nullptr;
-  double value = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !(value > 0)) {
-    std::fprintf(stderr,
-                 "zshard runtime: fatal: ZSHARD_COLLECTIVE_TIMEOUT_S='%s' is "
-                 "not a positive number of seconds\n",
-                 text);
-    std::fflush(stderr);
-    std::_Exit(70);
-  }
-  return value;
-}
-
-Barrier::Barrier(int parties) : parties(parties), timeout(timeoutSeconds()) {}
+Barrier::Barrier(int parties)
+    : parties(parties), timeout(collectiveTimeoutSeconds()) {}
 
 void Barrier::arriveAndWait() {
   std::unique_lock<std::mutex> lock(mutex);
@@ -49,6 +34,6 @@ void Barrier::arriveAndWait() {
                  "ZSHARD_COLLECTIVE_TIMEOUT_S)\n",
                  timeout, parties - arrived, parties);
     std::fflush(stderr);
-    std::_Exit(70);
+    std::_Exit(kCollectiveTimeoutExitStatus);
   }
 }

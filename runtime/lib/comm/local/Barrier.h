@@ -28,12 +28,10 @@ public:
 
   /// Blocks until all parties have arrived in this round. A party waiting
   /// longer than the collective timeout (ZSHARD_COLLECTIVE_TIMEOUT_S seconds,
-  /// default 600) means a rank failed or is stuck: it prints one line saying
-  /// so and ends the process with status 70, so ranks never hang forever.
+  /// default 600; see comm/CollectiveTimeout.h) means a rank failed or is
+  /// stuck: it prints one line saying so and ends the process with status 70,
+  /// so ranks never hang forever.
   void arriveAndWait();
-
-  /// The timeout in seconds, read from ZSHARD_COLLECTIVE_TIMEOUT_S.
-  static double timeoutSeconds();
 
 private:
   const int parties;

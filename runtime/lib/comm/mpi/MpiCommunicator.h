@@ -10,22 +10,32 @@
 /// own, the reduction is done here instead, in rank order, so results are
 /// bitwise equal to the local backend's:
 ///
-///  - all-gather: MPI_Allgather (MPI_IN_PLACE when in place), any dtype.
-///  - i32 sum and max (exact in any order): MPI_Reduce_scatter_block and
-///    MPI_Allreduce.
-///  - f32, bf16, f16 (RankOrder, the default): reduce-scatter is MPI_Alltoall
-///    of the segments, then reduceRankOrder; all-reduce is MPI_Alltoallv of
-///    chunk r to rank r, reduceRankOrder of the chunk, then MPI_Allgatherv of
-///    the chunks. Each rank sends (N-1)/N of the data per phase, as a ring
-///    does.
-///  - f32 with MpiReduction::Native: MPI_Reduce_scatter_block / MPI_Allreduce
-///    with MPI_SUM or MPI_MAX (avg: the sum divided by N in f32). Faster on
-///    some networks, but MPI chooses the order of the additions: results may
-///    differ in the last bits across ranks counts and from the local backend.
+///  - all-gather: MPI_Iallgather (MPI_IN_PLACE when in place), any dtype.
+///  - i32 sum and max (exact in any order): MPI_Ireduce_scatter_block and
+///    MPI_Iallreduce.
+///  - f32, bf16, f16 (RankOrder, the default): reduce-scatter is
+///    MPI_Ialltoall of the segments, then reduceRankOrder; all-reduce is
+///    MPI_Ialltoallv of chunk r to rank r, reduceRankOrder of the chunk, then
+///    MPI_Iallgatherv of the chunks. Each rank sends (N-1)/N of the data per
+///    phase, as a ring does.
+///  - f32 with MpiReduction::Native: MPI_Ireduce_scatter_block /
+///    MPI_Iallreduce with MPI_SUM or MPI_MAX (avg: the sum divided by N in
+///    f32). Faster on some networks, but MPI chooses the order of the
+///    additions: results may differ in the last bits across ranks counts and
+///    from the local backend.
 ///
-/// Started collectives run on the communicator's progress thread with
-/// blocking MPI calls, so MPI must provide MPI_THREAD_MULTIPLE
-/// (zshard_rt_mpi_init asks for it).
+/// Every MPI collective is started non-blocking and completed by polling
+/// MPI_Test (back to back for ~100 us, then sleeping 50-200 us between polls)
+/// against one deadline per collective: the collective timeout,
+/// ZSHARD_COLLECTIVE_TIMEOUT_S (comm/CollectiveTimeout.h). Past it the rank
+/// prints one line and calls MPI_Abort(MPI_COMM_WORLD, 70), which ends every
+/// process of the job, so a stuck or dead peer never hangs the others.
+/// MPI_Comm_dup and MPI_Comm_split have no non-blocking form; a barrier with
+/// the timeout runs before them.
+///
+/// Started collectives run on the communicator's progress thread (with the
+/// same timeout), so MPI must provide MPI_THREAD_MULTIPLE (zshard_rt_mpi_init
+/// asks for it).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +45,8 @@
 #include "comm/Communicator.h"
 
 #include <mpi.h>
+
+#include <chrono>
 
 namespace zshard::rt {
 
@@ -64,12 +76,28 @@ private:
   MpiCommunicator(Adopt, MPI_Comm owned, MpiReduction floatReduction);
   void init();
 
-  void runAllGather(const Collective &c);
-  void runReduceScatter(const Collective &c);
-  void runAllReduce(const Collective &c);
+  using Clock = std::chrono::steady_clock;
+
+  void runAllGather(const Collective &c, Clock::time_point began);
+  void runReduceScatter(const Collective &c, Clock::time_point began);
+  void runAllReduce(const Collective &c, Clock::time_point began);
+
+  /// Completes \p request (a non-blocking collective \p what over \p group)
+  /// by polling MPI_Test: back to back at first, then with short sleeps. Past
+  /// \p began + the collective timeout it calls timedOut().
+  void complete(MPI_Request &request, const char *what, MPI_Comm group,
+                Clock::time_point began) const;
+  /// Prints one line (the collective, the group size, the timeout) and ends
+  /// the job: MPI_Abort(MPI_COMM_WORLD, 70).
+  [[noreturn]] void timedOut(const char *what, MPI_Comm group) const;
+  /// A barrier over \p group with the timeout, before the collective calls
+  /// that have no non-blocking form (MPI_Comm_dup, MPI_Comm_split).
+  void gate(MPI_Comm group, const char *what) const;
 
   MPI_Comm comm = MPI_COMM_NULL;
   MpiReduction floatReduction;
+  /// The collective timeout in seconds (comm/CollectiveTimeout.h).
+  double timeout;
   int myRank = 0;
   int mySize = 0;
 };
