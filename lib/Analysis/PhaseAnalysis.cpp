@@ -71,12 +71,15 @@ LogicalResult PhaseAnalysis::run() {
         loss = i;
   if (!loss || *loss >= ret.getNumOperands())
     return failure();
-  llvm::SmallDenseSet<unsigned> stateArgs;
+  llvm::SmallDenseSet<unsigned> stateArgs, batchArgs;
   for (unsigned i = 0, e = step.getNumArguments(); i < e; ++i)
-    if (auto role = step.getArgAttrOfType<StringAttr>(i, contract::kRole))
+    if (auto role = step.getArgAttrOfType<StringAttr>(i, contract::kRole)) {
       if (role.getValue() == "opt_state" ||
           role.getValue() == "opt_state_shard" || role.getValue() == "hyper")
         stateArgs.insert(i);
+      if (role.getValue() == "batch")
+        batchArgs.insert(i);
+    }
 
   llvm::DenseMap<Operation *, SmallVector<Value>> inputs;
   for (Operation &op : body.without_terminator())
@@ -116,14 +119,32 @@ LogicalResult PhaseAnalysis::run() {
     }
   }
 
-  // Classify ops with inputs; ops without inputs wait for their users.
+  // Dependence on the batch (through any chain of ops): what the gradients
+  // are made of. Ops that read only parameters and constants (a packed copy
+  // of the parameters, say) are not backward by themselves.
+  llvm::SmallPtrSet<Operation *, 32> dataDependent;
+  for (Operation &op : body.without_terminator())
+    for (Value input : inputs[&op]) {
+      auto arg = dyn_cast<BlockArgument>(input);
+      Operation *def = input.getDefiningOp();
+      if ((arg && arg.getOwner() == &body &&
+           batchArgs.contains(arg.getArgNumber())) ||
+          (def && dataDependent.contains(def))) {
+        dataDependent.insert(&op);
+        break;
+      }
+    }
+
+  // Classify ops with inputs; ops without inputs, and ops that read only
+  // parameters and constants, wait for their users.
   SmallVector<Operation *> sources;
   for (Operation &op : body.without_terminator()) {
     if (forward.contains(&op)) {
       phases[&op] = Phase::Forward;
       if (auto it = stateful.find(&op); it != stateful.end())
         forwardStateDependence[&op] = it->second;
-    } else if (inputs[&op].empty()) {
+    } else if (inputs[&op].empty() ||
+               (!stateful.count(&op) && !dataDependent.contains(&op))) {
       sources.push_back(&op);
     } else {
       phases[&op] = stateful.count(&op) ? Phase::Optimizer : Phase::Backward;

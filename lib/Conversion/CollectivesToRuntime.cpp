@@ -131,6 +131,19 @@ CollectivesToRuntimePass::emitCall(CollectiveOpInterface op) {
                                                 getReduceCode(*reduce)));
     types.push_back(i32);
   }
+  // Name the collective by its unit for the runtime's traces: the unit's
+  // index in the module, which is its index in the manifest.
+  int32_t unitIndex = -1;
+  if (FlatSymbolRefAttr unit = op.getUnitAttr())
+    for (auto [i, candidate] : llvm::enumerate(module.getOps<UnitOp>()))
+      if (candidate.getSymName() == unit.getValue())
+        unitIndex = int32_t(i);
+  func::FuncOp label = getOrDeclareRuntimeFunction(
+      module, "zshard_rt_step_set_collective_unit",
+      builder.getFunctionType({i32}, {}));
+  func::CallOp::create(
+      builder, loc, label,
+      ValueRange{arith::ConstantIntOp::create(builder, loc, i32, unitIndex)});
   bool async = op.isAsync();
   func::FuncOp callee = getOrDeclareRuntimeFunction(
       module, getEntryName(kind, async),

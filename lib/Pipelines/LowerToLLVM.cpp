@@ -30,12 +30,10 @@
 
 using namespace mlir;
 
-void zshard::buildLowerToLLVMPipeline(OpPassManager &pm,
-                                      const LowerToLLVMOptions &options) {
+void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
+                                        const LowerToLLVMOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  if (options.tagAllocations)
-    pm.addPass(zshard::createAnnotatePhases());
   // Collectives over one rank have folded away above; the rest call the
   // runtime. Elementwise arith on whole tensors (casts the sharding adds)
   // becomes linalg, which bufferizes.
@@ -46,6 +44,11 @@ void zshard::buildLowerToLLVMPipeline(OpPassManager &pm,
   if (options.approximateMath)
     pm.addPass(zshard::createApproximateMath());
 
+  // Phases are derived on the ops that bufferize (after fusion made new
+  // ones), for zshard-tag-allocations to read after bufferization.
+  if (options.tagAllocations)
+    pm.addPass(zshard::createAnnotatePhases());
+  pm.addNestedPass<func::FuncOp>(zshard::createLocalizeInits());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -63,7 +66,11 @@ void zshard::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(zshard::createLowerStridedCopies());
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  pm.addNestedPass<func::FuncOp>(zshard::createDeallocAfterLastUse());
 
+}
+
+void zshard::buildBufferizedStepToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -85,7 +92,19 @@ void zshard::buildLowerToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+void zshard::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                      const LowerToLLVMOptions &options) {
+  buildBufferizeStepPipeline(pm, options);
+  buildBufferizedStepToLLVMPipeline(pm);
+}
+
 void zshard::registerZShardPipelines() {
+  PassPipelineRegistration<LowerToLLVMOptions>(
+      "zshard-bufferize-step",
+      "The first half of zshard-lower-to-llvm: a training step on tensors "
+      "to buffers with their allocation categories and deallocations, as "
+      "the memory plan reads it",
+      buildBufferizeStepPipeline);
   PassPipelineRegistration<LowerToLLVMOptions>(
       "zshard-lower-to-llvm",
       "Lower a training step on tensors to the LLVM dialect, ready to "

@@ -10,12 +10,14 @@
 // handle the wait call consumes before the result is read; and that
 // releases, units and the grid are gone afterwards. Received buffers say what
 // they hold: a gathered unit is communication, a reduced unit gradient a
-// gradient.
+// gradient. Before each call, the collective is named for the runtime's
+// traces by its unit's index among the module's units (-1 without a unit).
 shard.grid @world(shape = ?x?)
 zshard.unit @u on @world[1] full_shard padded(8) param(bf16) reduce(f32) ["w" : 8 at 0]
 
 // CHECK-DAG: func.func private @zshard_rt_step_all_gather_start(i64, !llvm.ptr, !llvm.ptr, i64, i32) -> i64
 // CHECK-DAG: func.func private @zshard_rt_step_wait(i64)
+// CHECK-DAG: func.func private @zshard_rt_step_set_collective_unit(i32)
 // CHECK-DAG: func.func private @zshard_rt_step_reduce_scatter(i64, !llvm.ptr, !llvm.ptr, i64, i32, i32)
 // CHECK-DAG: func.func private @zshard_rt_step_all_reduce(i64, !llvm.ptr, !llvm.ptr, i64, i32, i32)
 // CHECK-LABEL: func.func @step
@@ -26,6 +28,8 @@ func.func @step(%s: tensor<2xbf16>, %g: tensor<8xf32>) -> (tensor<8xbf16>, tenso
   // CHECK-NEXT: %[[MASK2:.*]] = arith.constant 2 : i64
   // CHECK:      %[[C2:.*]] = arith.constant 2 : i64
   // CHECK-NEXT: %[[BF16:.*]] = arith.constant 1 : i32
+  // CHECK-NEXT: %[[U0:.*]] = arith.constant 0 : i32
+  // CHECK-NEXT: call @zshard_rt_step_set_collective_unit(%[[U0]]) : (i32) -> ()
   // CHECK-NEXT: %[[H:.*]] = call @zshard_rt_step_all_gather_start(%[[MASK2]], %{{.*}}, %{{.*}}, %[[C2]], %[[BF16]])
   %t = zshard.all_gather_start %s on @world[1] unit @u : tensor<2xbf16> -> !zshard.token<tensor<8xbf16>>
   // CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<8xbf16>
@@ -39,12 +43,16 @@ func.func @step(%s: tensor<2xbf16>, %g: tensor<8xf32>) -> (tensor<8xbf16>, tenso
   // CHECK:      memref.alloc() {zshard.category = "gradients"} : memref<2xf32>
   // CHECK:      %[[F32:.*]] = arith.constant 0 : i32
   // CHECK-NEXT: %[[AVG:.*]] = arith.constant 1 : i32
+  // CHECK-NEXT: arith.constant 0 : i32
+  // CHECK-NEXT: call @zshard_rt_step_set_collective_unit
   // CHECK-NEXT: call @zshard_rt_step_reduce_scatter(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[F32]], %[[AVG]])
   %r = zshard.reduce_scatter avg %g on @world[1] unit @u : tensor<8xf32> -> tensor<2xf32>
   // CHECK:      memref.alloc() {zshard.category = "other"} : memref<8xf32>
   // CHECK:      %[[MASK3:.*]] = arith.constant 3 : i64
   // CHECK:      %[[C8:.*]] = arith.constant 8 : i64
   // CHECK:      %[[MAX:.*]] = arith.constant 2 : i32
+  // CHECK-NEXT: %[[NONE:.*]] = arith.constant -1 : i32
+  // CHECK-NEXT: call @zshard_rt_step_set_collective_unit(%[[NONE]]) : (i32) -> ()
   // CHECK-NEXT: call @zshard_rt_step_all_reduce(%[[MASK3]], %{{.*}}, %{{.*}}, %[[C8]], %{{.*}}, %[[MAX]])
   %a = zshard.all_reduce max %g on @world[0, 1] : tensor<8xf32>
   return %y, %r, %a : tensor<8xbf16>, tensor<2xf32>, tensor<8xf32>

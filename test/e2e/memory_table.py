@@ -6,17 +6,17 @@ runtime's per-rank peaks by category are compared with the unsharded step's:
 
 | strategy      | parameters | gradients | optimizer state |
 |---------------|------------|-----------|-----------------|
-| no_shard      | P          | -         | O               |
-| zero1         | P          | -         | O / N           |
+| no_shard      | P          | G         | O               |
+| zero1         | P          | G / N     | O / N           |
 | shard_grad_op | P / N      | G / N     | O / N           |
 | full_shard    | P / N      | G / N     | O / N           |
 
 P and O are the unsharded run's parameter and optimizer-state bytes (the
 runtime holds each step's inputs and outputs, so both are twice the table's
 P*b and 12*P), G the bytes of one set of f32 gradients (P/2); "/ N" is up to
-the padding of each unit to a multiple of N. Gradients are only asserted for
-the strategies that shard them (the others keep full gradients in their step
-temporaries, which the runtime does not split out).
+the padding of each unit to a multiple of N. "gradients" are the reduced
+gradients the optimizer reads (the buffers the collectives deliver); zero1
+reduce-scatters them like ZeRO-2, so it holds G / N where the table says P*b.
 
 usage: memory_table.py --bin BUILD/bin --work DIR [--ranks 4]
 """
@@ -74,9 +74,15 @@ def main():
         expect = {"parameters": P / n if sharded_params else P,
                   "optimizer_state": O if strategy == "no_shard" else O / n}
         slack = {"parameters": 2 * pad / n, "optimizer_state": 4 * pad / n}
-        if sharded_params:
-            expect["gradients"] = G / n
-            slack["gradients"] = pad / n
+        # The gradients that reach the optimizer: no_shard all-reduces whole
+        # unit buffers; every other strategy reduce-scatters them (zero1
+        # too, which is why its gradients are G / N rather than the table's
+        # P*b: the whole gradient of a unit lives only until its
+        # reduce-scatter, as an activation-like temporary).
+        if strategy == "no_shard":
+            expect["gradients"], slack["gradients"] = G, pad
+        else:
+            expect["gradients"], slack["gradients"] = G / n, pad / n
         for r, rank in enumerate(peaks(w(f"{strategy}.zsa"), n)):
             row = {"strategy": strategy, "rank": r}
             for cat, want in expect.items():

@@ -10,6 +10,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/MemoryPlan.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/InitAll.h"
 #include "zshard/Pipelines/Pipelines.h"
@@ -39,7 +40,7 @@ static cl::opt<std::string> outputPath("o",
                                                 "directory (NAME.zsa)"),
                                        cl::value_desc("path"),
                                        cl::init("step.zsa"));
-enum class Emit { Artifact, LoweredMLIR, LLVMIR };
+enum class Emit { Artifact, LoweredMLIR, LLVMIR, MemoryPlan };
 static cl::opt<Emit>
     emit("emit", cl::desc("What to write"), cl::init(Emit::Artifact),
          cl::values(clEnumValN(Emit::Artifact, "artifact",
@@ -47,7 +48,11 @@ static cl::opt<Emit>
                     clEnumValN(Emit::LoweredMLIR, "lowered-mlir",
                                "the step in the LLVM dialect, to -o or stdout"),
                     clEnumValN(Emit::LLVMIR, "llvm-ir",
-                               "the optimised LLVM IR, to -o or stdout")));
+                               "the optimised LLVM IR, to -o or stdout"),
+                    clEnumValN(Emit::MemoryPlan, "memory-plan",
+                               "nothing but the memory plan (implies "
+                               "--memory-report; no code generation, so "
+                               "shapes-only steps are accepted)")));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level"),
                                   cl::Prefix, cl::init(3));
 static cl::opt<std::string>
@@ -57,6 +62,14 @@ static cl::opt<bool>
     noRuntimeMatmul("no-runtime-matmul",
                     cl::desc("Lower matrix products to loops, not BLAS"));
 static cl::opt<bool> timing("timing", cl::desc("Print pass and phase timings"));
+static cl::opt<bool> memoryReport(
+    "memory-report",
+    cl::desc("Print the static per-rank memory plan (peak by category) "
+             "to stdout"));
+static cl::opt<std::string> memoryJSON(
+    "memory-json",
+    cl::desc("Write the memory plan (peaks and live-bytes timeline) as JSON"),
+    cl::value_desc("file"), cl::init(""));
 
 namespace {
 struct StopWatch {
@@ -125,9 +138,11 @@ int main(int argc, char **argv) {
   mlir::zshard::StepContract contract(*module);
   if (failed(contract.run()))
     return fail("cannot read the step contract");
-  if ((*module)->hasAttr("zshard.shapes_only"))
+  bool planOnly = emit == Emit::MemoryPlan;
+  if ((*module)->hasAttr("zshard.shapes_only") && !planOnly)
     return fail(inputFile + " is a shapes-only step (zshard.shapes_only): it "
-                            "is meant for planning, not for running");
+                            "is meant for planning, not for running (use "
+                            "--emit=memory-plan)");
   std::string stepName = contract.getStep().getSymName().str();
   unsigned numBuffers =
       contract.getArguments().size() + contract.getResults().size();
@@ -141,8 +156,29 @@ int main(int argc, char **argv) {
   mlir::zshard::LowerToLLVMOptions options;
   options.fuseElementwise = !noFuse;
   options.runtimeMatmul = !noRuntimeMatmul;
-  mlir::zshard::buildLowerToLLVMPipeline(lower, options);
+  mlir::zshard::buildBufferizeStepPipeline(lower, options);
   if (failed(lower.run(*module)))
+    return fail("lowering " + inputFile + " failed (see above)");
+  if (memoryReport || planOnly || !memoryJSON.empty()) {
+    auto step = module->lookupSymbol<func::FuncOp>(stepName);
+    mlir::zshard::MemoryPlan plan(step);
+    if (!step || failed(plan.run()))
+      return fail("cannot plan the memory of " + inputFile + " (see above)");
+    mlir::zshard::addRuntimeHeldBuffers(plan, contract);
+    if (memoryReport || planOnly)
+      llvm::outs() << "memory plan per rank of " << inputFile << ":\n"
+                   << mlir::zshard::formatMemoryTable(plan);
+    if (!memoryJSON.empty() &&
+        failed(writeText(memoryJSON, plan.toJSON() + "\n")))
+      return 1;
+    if (planOnly)
+      return 0;
+  }
+  PassManager toLLVM(&context);
+  if (timing)
+    toLLVM.enableTiming();
+  mlir::zshard::buildBufferizedStepToLLVMPipeline(toLLVM);
+  if (failed(toLLVM.run(*module)))
     return fail("lowering " + inputFile + " failed (see above)");
   double lowerSeconds = lowerTimer.seconds();
 

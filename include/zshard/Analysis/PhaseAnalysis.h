@@ -8,7 +8,9 @@
 /// Derives the phase of every top-level op of a training step, by the rules
 /// of docs/contract.md: forward is what the loss depends on; optimizer is the
 /// rest that depends on optimizer state or hyper-parameters; backward is the
-/// remainder; ops without inputs take the earliest phase of their users.
+/// remainder of what depends on the batch; ops without inputs, and ops that
+/// read only parameters and constants, take the earliest phase of their
+/// users.
 ///
 //===----------------------------------------------------------------------===//
 

@@ -84,6 +84,76 @@ def TagAllocations : Pass<"zshard-tag-allocations", "::mlir::ModuleOp"> {
   ];
 }
 
+def LocalizeInits : Pass<"zshard-localize-inits", "::mlir::func::FuncOp"> {
+  let summary = "Give every user its own tensor.empty / zero fill, just before it";
+  let description = [{
+    CSE merges identical `tensor.empty` ops (and `linalg.fill`s of them) of a
+    step into the first one, so one init may serve a forward op and an
+    optimizer op, and bufferization then allocates it where it stands: at
+    its first use, live until its last. This pass gives each top-level user
+    of such an init its own copy, created right before that user, so that
+    every buffer is allocated where it is first written, belongs to one
+    phase (and one memory category), and lives only as long as its value.
+    Runs right before bufferization.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numCopies", "copies", "Inits copied next to a user">
+  ];
+}
+
+def DeallocAfterLastUse
+    : Pass<"zshard-dealloc-after-last-use", "::mlir::func::FuncOp"> {
+  let summary = "Free each buffer right after its last use";
+  let description = [{
+    Ownership-based buffer deallocation frees the buffers of a block at its
+    end, so a straight-line training step would hold every activation,
+    gathered unit and gradient buffer until it returns. This pass moves each
+    unconditional `memref.dealloc` of a `memref.alloc` of the same block up
+    to just after the last op of that block that may touch the buffer.
+
+    An op touches the buffer when it uses the allocation or any value
+    derived from it: views and casts, the aligned pointer handed to a
+    runtime call, and every result of such an op in turn, so that a buffer
+    given to an asynchronous collective (`zshard_rt_step_*_start`) stays
+    live until the `zshard_rt_step_wait` of the handle the start returned.
+    Uses nested in regions count for their top-level op. Over-approximating
+    the uses only frees later, never too early.
+
+    With this pass `zshard.release` is honoured: a unit gathered for forward
+    is used by nothing after its release, so its buffer is freed there.
+  }];
+  let statistics = [
+    Statistic<"numMoved", "moved", "Deallocations moved earlier">
+  ];
+}
+
+def MemoryPlanPass : Pass<"zshard-memory-plan", "::mlir::ModuleOp"> {
+  let summary = "Report the static per-rank memory plan of a bufferized step";
+  let description = [{
+    Runs on the step once its buffers are allocated and deallocated
+    (after the buffer-deallocation pipeline and `--zshard-tag-allocations`)
+    and walks it in program order, as the runtime executes it: each
+    `memref.alloc` is charged to the category the preceding
+    `zshard_rt_step_set_alloc_category` call selected and released at its
+    `memref.dealloc`. Dynamic sizes (this rank's part of a shard) are bounded
+    from above by interval arithmetic over their index computations, so the
+    plan bounds every rank.
+
+    Emits a remark on the step with the peak of the total and the bytes
+    live by category at that moment, and, with `report=FILE`, writes the
+    plan as JSON (peaks, live at peak, and the live-bytes timeline with
+    positions 0..1). It does not count the buffers the runtime holds around
+    the step (arguments and results); `zshard-compile --memory-report` adds
+    them by role. The IR is unchanged.
+  }];
+  let options = [
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write the plan as JSON to this file">
+  ];
+}
+
 def ApproximateMath : Pass<"zshard-approximate-math", "::mlir::ModuleOp"> {
   let summary = "Replace libm calls by vectorisable polynomial approximations";
   let description = [{

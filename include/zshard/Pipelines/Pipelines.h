@@ -48,6 +48,16 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
 /// results turned into out-parameters, matrix products to runtime calls,
 /// deallocation, loops, and the LLVM conversions. Step arguments become bare
 /// pointers (see docs/passes.md, "Calling convention").
+/// Tensors to buffers: collectives to runtime calls, fusion, bufferization,
+/// out-params, allocation categories, runtime matmuls and deallocation.
+/// The memory plan (zshard-memory-plan) reads the step at this point.
+void buildBufferizeStepPipeline(OpPassManager &pm,
+                                const LowerToLLVMOptions &options);
+
+/// The bufferized step to the LLVM dialect (loops, LLVM conversions).
+void buildBufferizedStepToLLVMPipeline(OpPassManager &pm);
+
+/// Both of the above.
 void buildLowerToLLVMPipeline(OpPassManager &pm,
                               const LowerToLLVMOptions &options);
 
