@@ -5,6 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
+bash "$root/scripts/setup-torch.sh"
 bash "$root/scripts/build.sh"
 build="${ZSHARD_BUILD_DIR:-$root/build}"
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"

@@ -1,0 +1,1 @@
+"""Example models for zshard-export (used by its tests and bench/peer)."""

@@ -1,0 +1,355 @@
+"""nn.Module + loss + torch.optim.AdamW -> one training step as contract IR."""
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+
+import torch
+
+from .errors import ExportError
+from .lower import Lowering
+from .mlir import DTYPES, Function, Val
+from .trace import trace_joint
+
+_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\.([A-Za-z_][A-Za-z0-9_]*|[0-9]+))*$")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass
+class AdamWGroup:
+    lr: float
+    beta1: float
+    beta2: float
+    eps: float
+    weight_decay: float
+
+
+@dataclass
+class ExportResult:
+    """What export_step produces: the IR text, the weights and a summary."""
+
+    mlir: str
+    weights: dict  # name -> float32 numpy array, in parameter order
+    meta: dict = field(default_factory=dict)
+
+    def write(self, mlir_path, weights_path=None, meta_path=None):
+        with open(mlir_path, "w") as f:
+            f.write(self.mlir)
+        if weights_path:
+            from zshard_ref import safetensors_io
+            safetensors_io.save_file(weights_path, self.weights,
+                                     metadata={"producer": "zshard-export"})
+        if meta_path:
+            with open(meta_path, "w") as f:
+                json.dump(self.meta, f, indent=1)
+                f.write("\n")
+
+
+def default_loss_fn(model, **batch):
+    return model(**batch)
+
+
+def export_step(model, optimizer, batch, loss_fn=None):
+    """Exports one training step of `model` under `optimizer` as contract IR.
+
+    model: an nn.Module whose state is parameters only (no buffers).
+    optimizer: a torch.optim.AdamW over exactly the model's parameters, with
+      no state yet (the step's first update is AdamW's step 1).
+    batch: {name: example tensor}; the step takes tensors of these shapes and
+      dtypes (f32, or integers, which the step takes as i32).
+    loss_fn: loss_fn(model, **batch) -> the scalar f32 loss (or a tuple whose
+      last element is); default model(**batch).
+    """
+    loss_fn = loss_fn or default_loss_fn
+    if not isinstance(model, torch.nn.Module):
+        raise ExportError("model must be a torch.nn.Module")
+    params = _check_params(model)
+    groups = _check_optimizer(optimizer, params)
+    batch = _check_batch(batch)
+
+    was_training = model.training
+    gm = trace_joint(model, params, batch, loss_fn)
+    model.train(was_training)
+
+    fn = Function()
+    names = list(params)
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(names) + len(batch):
+        raise ExportError("internal: unexpected placeholders in the traced graph")
+    n_params = len(names)
+    arg_specs, env = [], {}
+    for i, name in enumerate(names):
+        p = params[name]
+        arg = Val(f"%arg{len(arg_specs)}", p.shape, DTYPES[p.dtype])
+        arg_specs.append((arg, {"zshard.role": "param", "zshard.name": name,
+                                "zshard.init": _init_spec(p)}))
+        env[placeholders[i]] = arg
+    states = {}
+    for slot in ("exp_avg", "exp_avg_sq"):
+        for name in names:
+            p = params[name]
+            arg = Val(f"%arg{len(arg_specs)}", p.shape, "f32")
+            arg_specs.append((arg, {"zshard.role": "opt_state", "zshard.name": f"{name}.{slot}",
+                                    "zshard.param": name, "zshard.init": "zeros"}))
+            states[(name, slot)] = arg
+    batch_args = []
+    for j, (bname, t) in enumerate(batch.items()):
+        dt = DTYPES[t.dtype]
+        sig_dt = "i32" if dt in ("i64", "i32", "i16", "i8") else dt
+        arg = Val(f"%arg{len(arg_specs)}", t.shape, sig_dt)
+        arg_specs.append((arg, {"zshard.role": "batch", "zshard.name": bname}))
+        batch_args.append((placeholders[n_params + j], arg, dt))
+    lr = Val(f"%arg{len(arg_specs)}", (), "f32")
+    arg_specs.append((lr, {"zshard.role": "hyper", "zshard.name": "lr"}))
+    step = Val(f"%arg{len(arg_specs)}", (), "f32")
+    arg_specs.append((step, {"zshard.role": "hyper", "zshard.name": "step"}))
+
+    for ph, arg, dt in batch_args:
+        if dt != arg.dt:  # widen the i32 batch to the traced integer type
+            r = len(arg.shape)
+            ident = [(i, 1, 0) for i in range(r)]
+            init = fn.empty(arg.shape, dt, "")
+            arg = fn.generic("", r, ["parallel"] * r, [(arg, ident)], [(init, ident)],
+                             lambda b, ins, outs, a=arg, d=dt: [b.cast(ins[0], a.dt, d)])[0]
+        env[ph] = arg
+
+    out_node = [n for n in gm.graph.nodes if n.op == "output"][0]
+    flat_out = torch.utils._pytree.tree_leaves(out_node.args[0])
+    loss_node, grad_nodes = flat_out[0], flat_out[1:]
+    if len(grad_nodes) != n_params:
+        raise ExportError("internal: the traced graph does not return one gradient per parameter")
+    lowering = Lowering(gm, fn, env)
+    env = lowering.run([loss_node] + [g for g in grad_nodes if g is not None])
+    loss = lowering.mat(env[loss_node])
+    if loss.shape != () or loss.dt != "f32":
+        raise ExportError("the loss is not a 0-d f32 tensor")
+
+    grads = {}
+    for name, g in zip(names, grad_nodes):
+        p = params[name]
+        if g is None:  # the loss does not depend on this parameter
+            grads[name] = fn.filled(tuple(p.shape), "f32", 0.0, _owner(name))
+        else:
+            lowering.node = None
+            grads[name] = lowering.mat(env[g])
+
+    updates = _emit_adamw(fn, names, params, groups, grads, states, lr, step)
+
+    results = [(loss, {"zshard.role": "loss"})]
+    for name in names:
+        results.append((updates[name][0], {"zshard.role": "param_out", "zshard.name": name}))
+    for k, slot in enumerate(("exp_avg", "exp_avg_sq")):
+        for name in names:
+            results.append((updates[name][1 + k],
+                            {"zshard.role": "opt_state_out", "zshard.name": f"{name}.{slot}"}))
+
+    text = _module_text(fn, arg_specs, results)
+    weights = {name: params[name].detach().to(torch.float32).cpu().numpy().copy()
+               for name in names}
+    lr0 = groups[names[0]].lr
+    meta = {
+        "producer": "zshard-export",
+        "torch": torch.__version__,
+        "model": type(model).__name__,
+        "lr": lr0,
+        "params": {n: list(params[n].shape) for n in names},
+        "param_count": int(sum(params[n].numel() for n in names)),
+        "batch": {k: {"dtype": str(v.dtype).replace("torch.", ""), "shape": list(v.shape)}
+                  for k, v in batch.items()},
+        "adamw": {n: vars(groups[n]) for n in names},
+        "ops": sorted(lowering.ops),
+    }
+    return ExportResult(text, weights, meta)
+
+
+# ------------------------------------------------------------------ checks
+
+def _check_params(model):
+    buffers = [n for n, _ in model.named_buffers()]
+    if buffers:
+        raise ExportError(
+            f"the model has buffers that are not parameters ({', '.join(buffers[:5])}"
+            f"{', ...' if len(buffers) > 5 else ''}): the training-step contract carries "
+            f"parameters and optimizer state only; make them parameters, compute them "
+            f"in forward, or remove them")
+    params = {}
+    for name, p in model.named_parameters():
+        if not _NAME.match(name):
+            raise ExportError(f"parameter name '{name}' is not a dotted path of identifiers")
+        if not p.requires_grad:
+            raise ExportError(f"parameter '{name}' does not require grad: frozen parameters "
+                              f"are not part of the contract")
+        if p.dtype != torch.float32:
+            raise ExportError(f"parameter '{name}' is {p.dtype}; the exporter writes f32 steps")
+        if p.dim() == 0:
+            raise ExportError(f"parameter '{name}' is 0-d; parameters need at least one dimension")
+        params[name] = p
+    if not params:
+        raise ExportError("the model has no parameters")
+    return params
+
+
+def _check_optimizer(optimizer, params):
+    if type(optimizer) is not torch.optim.AdamW:
+        raise ExportError(f"the optimizer must be torch.optim.AdamW, got "
+                          f"{type(optimizer).__name__}")
+    if len(optimizer.state):
+        raise ExportError("the optimizer already has state: export before the first "
+                          "optimizer.step() (the step starts at AdamW's step 1)")
+    by_id = {id(p): n for n, p in params.items()}
+    groups, lrs = {}, set()
+    for g in optimizer.param_groups:
+        for key, bad in (("amsgrad", True), ("maximize", True), ("differentiable", True)):
+            if g.get(key) == bad:
+                raise ExportError(f"AdamW option {key}={bad} is not supported")
+        for key in ("lr", "eps", "weight_decay"):
+            if isinstance(g[key], torch.Tensor):
+                raise ExportError(f"AdamW's {key} must be a Python float")
+        b1, b2 = g["betas"]
+        if isinstance(b1, torch.Tensor) or isinstance(b2, torch.Tensor):
+            raise ExportError("AdamW's betas must be Python floats")
+        lrs.add(float(g["lr"]))
+        cfg = AdamWGroup(float(g["lr"]), float(b1), float(b2), float(g["eps"]),
+                         float(g["weight_decay"]))
+        for p in g["params"]:
+            name = by_id.get(id(p))
+            if name is None:
+                raise ExportError("the optimizer holds a tensor that is not a parameter of "
+                                  "the model")
+            if name in groups:
+                raise ExportError(f"parameter '{name}' is in two AdamW parameter groups")
+            groups[name] = cfg
+    missing = [n for n in params if n not in groups]
+    if missing:
+        raise ExportError(f"parameters not in the optimizer: {', '.join(missing[:5])}")
+    if len(lrs) > 1:
+        raise ExportError("AdamW parameter groups with different learning rates are not "
+                          "supported (the step takes one lr)")
+    return groups
+
+
+def _check_batch(batch):
+    if not isinstance(batch, dict) or not batch:
+        raise ExportError("batch must be a non-empty dict of name -> example tensor")
+    out = {}
+    for name, t in batch.items():
+        if not isinstance(name, str) or not _IDENT.match(name) or name in ("lr", "step"):
+            raise ExportError(f"batch name {name!r} must be an identifier other than lr and step")
+        if not isinstance(t, torch.Tensor):
+            raise ExportError(f"batch entry '{name}' is not a tensor")
+        if t.dtype not in (torch.float32, torch.int64, torch.int32):
+            raise ExportError(f"batch entry '{name}' is {t.dtype}; use float32 or int64/int32")
+        if t.dim() == 0:
+            raise ExportError(f"batch entry '{name}' is 0-d; batch tensors need a batch dimension")
+        out[name] = t.detach()
+    return out
+
+
+def _init_spec(p):
+    """An init spec that reproduces the parameter's distribution (zshard-run's
+    own initialisation, when it does not start from the exported weights)."""
+    t = p.detach().to(torch.float64)
+    if bool((t == 0).all()):
+        return "zeros"
+    if bool((t == 1).all()):
+        return "ones"
+    mean = float(t.mean())
+    std = float(t.std()) if t.numel() > 1 else 0.0
+    # A mean within three standard errors of 0 is taken as 0.
+    mean = 0.0 if abs(mean) <= 3 * std / math.sqrt(t.numel()) else mean
+    return f"normal({_num(mean)}, {_num(std)})"
+
+
+def _num(x):
+    s = "%.6g" % x
+    if "e" in s or "inf" in s or "nan" in s:
+        s = ("%.12f" % x).rstrip("0").rstrip(".") or "0"
+    return s
+
+
+def _owner(name):
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
+# ----------------------------------------------------------------- AdamW
+
+def _emit_adamw(fn, names, params, groups, grads, states, lr, step):
+    """torch.optim.AdamW (single-tensor, decoupled weight decay) as ops.
+
+    One 0-d generic per distinct (beta1, beta2) computes lr / (1 - beta1^t)
+    and sqrt(1 - beta2^t); then one elementwise generic per parameter reads
+    the parameter, its gradient, its two moments and those scalars, and
+    yields the new parameter and moments, in torch's order of operations:
+    p *= 1 - lr*wd; m = lerp(m, g, 1-beta1); v = v*beta2 + (1-beta2)*g*g;
+    p += -step_size * m / (sqrt(v) / sqrt(bc2) + eps).
+    """
+    scalars = {}
+    for name in names:
+        cfg = groups[name]
+        key = (cfg.beta1, cfg.beta2)
+        if key in scalars:
+            continue
+        outs = [fn.empty((), "f32", ""), fn.empty((), "f32", "")]
+
+        def body(b, ins, o, cfg=cfg):
+            lr_, t = ins
+            one = b.const(1.0, "f32")
+            bc1 = b.binary("sub", one, b.binary("pow", b.const(cfg.beta1, "f32"), t, "f32"), "f32")
+            bc2 = b.binary("sub", one, b.binary("pow", b.const(cfg.beta2, "f32"), t, "f32"), "f32")
+            return [b.binary("div", lr_, bc1, "f32"), b.math("sqrt", bc2, "f32")]
+        scalars[key] = fn.generic("", 0, [], [(lr, []), (step, [])],
+                                  [(o, []) for o in outs], body)
+    updates = {}
+    for name in names:
+        cfg = groups[name]
+        p, g = Val(f"%arg{names.index(name)}", params[name].shape, "f32"), grads[name]
+        m, v = states[(name, "exp_avg")], states[(name, "exp_avg_sq")]
+        step_size, bc2_sqrt = scalars[(cfg.beta1, cfg.beta2)]
+        r = len(p.shape)
+        ident = [(i, 1, 0) for i in range(r)]
+        outs = [fn.empty(p.shape, "f32", _owner(name)) for _ in range(3)]
+
+        def body(b, ins, o, cfg=cfg):
+            p_, g_, m_, v_, lr_, ss, bc2s = ins
+            f = "f32"
+            if cfg.weight_decay != 0:
+                decay = b.binary("sub", b.const(1.0, f),
+                                 b.binary("mul", lr_, b.const(cfg.weight_decay, f), f), f)
+                p_ = b.binary("mul", p_, decay, f)
+            w1 = b.const(1.0 - cfg.beta1, f)
+            m2 = b.binary("add", m_, b.binary("mul", w1, b.binary("sub", g_, m_, f), f), f)
+            v2 = b.binary("add", b.binary("mul", v_, b.const(cfg.beta2, f), f),
+                          b.binary("mul", b.binary("mul", b.const(1.0 - cfg.beta2, f), g_, f),
+                                   g_, f), f)
+            denom = b.binary("add", b.binary("div", b.math("sqrt", v2, f), bc2s, f),
+                             b.const(cfg.eps, f), f)
+            nss = b.neg(ss, f)
+            p2 = b.binary("add", p_, b.binary("div", b.binary("mul", nss, m2, f), denom, f), f)
+            return [p2, m2, v2]
+        res = fn.generic(_owner(name), r, ["parallel"] * r,
+                         [(p, ident), (g, ident), (m, ident), (v, ident),
+                          (lr, []), (step_size, []), (bc2_sqrt, [])],
+                         [(o, ident) for o in outs], body)
+        updates[name] = res
+    return updates
+
+
+# ----------------------------------------------------------------- printing
+
+def _attrs(d):
+    return "{" + ", ".join(f'{k} = "{v}"' for k, v in sorted(d.items())) + "}"
+
+
+def _module_text(fn, arg_specs, results):
+    args = ",\n      ".join(f"{a.name}: {a.type} {_attrs(attrs)}" for a, attrs in arg_specs)
+    res = ",\n      ".join(f"{v.type} {_attrs(attrs)}" for v, attrs in results)
+    lines = ["module {",
+             f"  func.func @train_step(\n      {args})\n      -> ({res})\n      attributes {{zshard.step}} {{"]
+    lines += fn.lines
+    ret_vals = ", ".join(v.name for v, _ in results)
+    ret_types = ", ".join(v.type for v, _ in results)
+    lines.append(f'    func.return {ret_vals} : {ret_types} loc("")')
+    lines.append("  }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Creates the Python virtual environment the PyTorch exporter (zshard-export),
+# its tests and bench/peer use: torch from PyPI, pinned, in
+# ${ZSHARD_TORCH_VENV:-<repo>/.venv-torch}. Idempotent: does nothing when the
+# venv already holds the pinned versions. Fails loudly.
+#
+# Linux torch wheels on PyPI are the CUDA builds and pull the CUDA runtime
+# wheels (cuda-toolkit, cudnn, nccl, ...): the CPU-only wheels are not on PyPI,
+# and the CUDA wheel does not import without those libraries (it links them),
+# so the whole set is installed. About 3 GB on disk; see docs/zshard-export.md
+# for the measured install time.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="${ZSHARD_TORCH_VENV:-$root/.venv-torch}"
+python="${ZSHARD_TORCH_BASE_PYTHON:-/usr/bin/python3}"
+
+TORCH_VERSION=2.15.0
+NUMPY_SPEC="numpy>=1.26,<3"
+
+if [ -x "$venv/bin/python" ] &&
+   "$venv/bin/python" - "$TORCH_VERSION" <<'EOF' 2>/dev/null
+import sys, importlib.metadata as md
+sys.exit(0 if md.version("torch") == sys.argv[1] and md.version("numpy") else 1)
+EOF
+then
+  echo "setup-torch: torch $TORCH_VERSION present in $venv"
+  exit 0
+fi
+
+# The venv module (Debian's python3-venv), installed the way scripts/setup.sh
+# installs packages.
+if ! "$python" -c "import venv, ensurepip" 2>/dev/null; then
+  echo "setup-torch: installing python3-venv"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "setup-torch: need root or sudo to install python3-venv" >&2; exit 1; }
+    SUDO="sudo"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends python3-venv
+fi
+
+start=$(date +%s)
+echo "setup-torch: creating $venv with torch $TORCH_VERSION"
+"$python" -m venv --clear "$venv"
+"$venv/bin/python" -m pip install -q --upgrade "pip>=24"
+"$venv/bin/python" -m pip install -q "torch==$TORCH_VERSION" "$NUMPY_SPEC"
+"$venv/bin/python" -c "import torch, numpy; torch.ones(2) @ torch.ones(2); print('setup-torch: torch', torch.__version__, 'numpy', numpy.__version__)"
+echo "setup-torch: done in $(( $(date +%s) - start )) s ($(du -sh "$venv" | cut -f1) in $venv)"

@@ -1,0 +1,394 @@
+"""zshard-export: contract form, numerics against torch, the op table in the
+docs, and bad input (data-dependent control flow, unsupported ops, buffers,
+optimizers it cannot express) failing with a clear message and no output.
+
+Run: ZSHARD_BIN=build/bin .venv-torch/bin/python -m unittest discover -s test/export
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+from zshard_export import ExportError, export_step  # noqa: E402
+from zshard_export.examples import nanogpt  # noqa: E402
+from zshard_export.lower import OPS  # noqa: E402
+
+torch.set_num_threads(1)
+DOC = os.path.join(common.ROOT, "docs", "zshard-export.md")
+
+
+def tiny_gpt(**kw):
+    args = dict(layers=2, heads=2, d_model=16, vocab=32, seq=8, batch=2, lr=3e-3)
+    args.update(kw)
+    return nanogpt.make(**args)
+
+
+def verify(mlir_text, *passes):
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(mlir_text)
+    try:
+        return subprocess.run([common.tool("zshard-opt"), f.name, "--zshard-verify-contract",
+                               *passes, "-o", os.devnull], capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+
+
+def arg_attrs(mlir_text):
+    """(role, name) of every argument of the step, in order."""
+    head = mlir_text.split("attributes {zshard.step}", 1)[0].split("-> (", 1)[0]
+    out = []
+    for attrs in re.findall(r"%arg\d+: [^{]*\{([^}]*)\}", head):
+        d = dict(re.findall(r'(zshard\.\w+) = "([^"]*)"', attrs))
+        out.append((d.get("zshard.name"), d.get("zshard.role")))
+    return out
+
+
+class ContractTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.model, cls.opt, cls.batch, cls.loss_fn = tiny_gpt()
+        cls.result = export_step(cls.model, cls.opt, cls.batch, cls.loss_fn)
+
+    def test_verifies(self):
+        r = verify(self.result.mlir)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_roles_names_and_tied_weight(self):
+        args = arg_attrs(self.result.mlir)
+        params = [n for n, role in args if role == "param"]
+        self.assertEqual(params, [n for n, _ in self.model.named_parameters()])
+        self.assertIn("transformer.wte.weight", params)
+        self.assertNotIn("lm_head.weight", params)  # tied: one argument, used twice
+        self.assertEqual(params.count("transformer.wte.weight"), 1)
+        states = [n for n, role in args if role == "opt_state"]
+        self.assertEqual(states, [p + ".exp_avg" for p in params] +
+                         [p + ".exp_avg_sq" for p in params])
+        self.assertEqual([n for n, r in args if r == "batch"], ["idx", "targets"])
+        self.assertEqual([n for n, r in args if r == "hyper"], ["lr", "step"])
+        self.assertIn('tensor<2x8xi32> {zshard.name = "idx", zshard.role = "batch"}',
+                      self.result.mlir)
+
+    def test_init_specs(self):
+        self.assertIn('zshard.init = "ones", zshard.name = "transformer.h.0.ln_1.weight"',
+                      self.result.mlir)
+        self.assertIn('zshard.init = "zeros", zshard.name = "transformer.h.0.attn.c_attn.bias"',
+                      self.result.mlir)
+        m = re.search(r'zshard.init = "normal\(0, ([0-9.]+)\)", zshard.name = '
+                      r'"transformer.h.0.mlp.c_fc.weight"', self.result.mlir)
+        self.assertIsNotNone(m)
+        self.assertAlmostEqual(float(m.group(1)), 0.02, delta=0.004)
+
+    def test_module_paths(self):
+        locs = set(re.findall(r'loc\("([^"]*)"\)', self.result.mlir))
+        for path in ("transformer.wte", "transformer.wpe", "transformer.h.0.ln_1",
+                     "transformer.h.0.attn", "transformer.h.0.attn.c_attn",
+                     "transformer.h.1.mlp.c_fc", "transformer.h.1.mlp.gelu",
+                     "transformer.ln_f", "lm_head", ""):
+            self.assertIn(path, locs)
+        # The backward of the MLP's first linear carries its path too: c_fc
+        # appears on more matmuls than the forward alone has.
+        n = len(re.findall(r'linalg.matmul.*loc\("transformer.h.0.mlp.c_fc"\)', self.result.mlir))
+        self.assertEqual(n, 3)  # forward, d input, d weight
+
+    def test_adamw_form_shards(self):
+        for strategy in ("full_shard", "no_shard"):
+            r = verify(self.result.mlir, "--zshard-form-units=policy=transformer "
+                       f"pattern=transformer.h.<i> ranks=4 strategy={strategy}",
+                       "--zshard-shard")
+            self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_weights_are_the_module_s(self):
+        for name, p in self.model.named_parameters():
+            self.assertTrue(torch.equal(torch.from_numpy(self.result.weights[name]), p.detach()))
+        self.assertEqual(self.result.meta["lr"], 3e-3)
+        wd = {n: g["weight_decay"] for n, g in self.result.meta["adamw"].items()}
+        self.assertEqual(wd["transformer.wte.weight"], 0.1)
+        self.assertEqual(wd["transformer.h.0.ln_1.bias"], 0.0)
+
+    def test_every_gpt_op_is_documented(self):
+        with open(DOC) as f:
+            doc = f.read()
+        documented = set(re.findall(r"^\| `((?:aten\.)?[A-Za-z0-9_.]+)` \|", doc, re.M))
+        missing = sorted(set(self.result.meta["ops"]) - documented)
+        self.assertEqual(missing, [], "ops of the GPT joint graph missing from the docs table")
+        unknown = sorted(o for o in documented if o.startswith("aten.") and
+                         o not in {str(k) for k in OPS})
+        self.assertEqual(unknown, [], "documented ops the exporter does not lower")
+
+
+class NumericsTest(unittest.TestCase):
+    """Unsharded compiled steps against torch eager, a few steps."""
+
+    def compile_and_compare(self, model, opt, batches, steps, loss_fn=None, rtol=1e-5,
+                            state_rtol=None):
+        """Losses within rtol of torch's; with state_rtol, also every parameter
+        and AdamW moment after the last step (relative to its largest element)."""
+        ref_model, ref_opt = common.deepcopy_with_optimizer(model, opt)
+        first = {k: v[0] for k, v in batches.items()}
+        result = export_step(model, opt, first, loss_fn)
+        with tempfile.TemporaryDirectory() as d:
+            w = lambda n: os.path.join(d, n)  # noqa: E731
+            result.write(w("s.mlir"), w("init.safetensors"))
+            common.run([common.tool("zshard-compile"), w("s.mlir"), "-o", w("s.zsa")],
+                       capture_output=True)
+            common.save_batches(w("b.safetensors"), batches)
+            common.run([common.tool("zshard-run"), w("s.zsa"), "--steps", str(steps),
+                        "--lr", repr(result.meta["lr"]), "--quiet",
+                        "--batch-file", w("b.safetensors"), "--init-from", w("init.safetensors"),
+                        "--log-json", w("l.jsonl"), "--save", w("final.safetensors")],
+                       capture_output=True)
+            got = common.losses(w("l.jsonl"))
+            final = common.safetensors_io.load_file(w("final.safetensors"))
+        want = common.eager_losses(ref_model, ref_opt, batches, steps, loss_fn)
+        self.assertEqual(len(got), steps)
+        for a, b in zip(got, want):
+            self.assertLessEqual(abs(a - b), rtol * abs(b), f"{got} vs torch {want}")
+        if state_rtol is not None:
+            for name, p in ref_model.named_parameters():
+                st = ref_opt.state[p]
+                for key, ref in ((name, p), (name + ".exp_avg", st["exp_avg"]),
+                                 (name + ".exp_avg_sq", st["exp_avg_sq"])):
+                    ref = ref.detach().numpy()
+                    err = abs(final[key] - ref).max() / max(abs(ref).max(), 1e-30)
+                    self.assertLessEqual(err, state_rtol, f"{key} differs by {err:.3g}")
+        return got, want
+
+    def test_adamw_matches_torch(self):
+        """The AdamW update, parameters and both moments, against torch's:
+        two groups with their own betas, eps and weight decay."""
+        torch.manual_seed(2)
+        model = nn.Sequential(nn.Linear(6, 5), nn.Tanh(), nn.Linear(5, 2))
+        weights = [p for p in model.parameters() if p.dim() == 2]
+        biases = [p for p in model.parameters() if p.dim() == 1]
+        opt = torch.optim.AdamW([
+            {"params": weights, "weight_decay": 0.5, "betas": (0.8, 0.9), "eps": 1e-6},
+            {"params": biases, "weight_decay": 0.0, "betas": (0.9, 0.99), "eps": 1e-8}], lr=0.05)
+        g = torch.Generator().manual_seed(9)
+        batches = {"x": torch.randn(4, 8, 6, generator=g), "y": torch.randn(4, 8, 2, generator=g)}
+        self.compile_and_compare(model, opt, batches, 4, state_rtol=2e-5,
+                                 loss_fn=lambda m, x, y: F.mse_loss(m(x), y))
+
+    def test_gpt_three_steps(self):
+        model, opt, _, _ = tiny_gpt()
+        idx, targets = common.random_batches(3, 2, 8, 32)
+        self.compile_and_compare(model, opt, {"idx": idx, "targets": targets}, 3)
+
+    def test_gpt_untied_without_biases(self):
+        """nanoGPT's bias=False (LayerNorm without bias) and an untied LM head."""
+        torch.manual_seed(1)
+        cfg = nanogpt.GPTConfig(block_size=8, vocab_size=32, n_layer=2, n_head=2, n_embd=16,
+                                bias=False)
+        model = nanogpt.GPT(cfg)
+        model.lm_head.weight = nn.Parameter(model.lm_head.weight.detach().clone())
+        opt = model.configure_optimizers(0.1, 3e-3, (0.9, 0.95))
+        idx, targets = common.random_batches(3, 2, 8, 32)
+        self.compile_and_compare(model, opt, {"idx": idx, "targets": targets}, 3)
+
+    def test_other_ops(self):
+        """An MLP and a head that use the ops GPT does not: relu, sigmoid,
+        erf GELU, softmax, mean, mse, slicing, cat, clamp, where."""
+
+        class Zoo(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(6, 12)
+                self.fc2 = nn.Linear(12, 6)
+                self.norm = nn.LayerNorm(6)
+
+            def forward(self, x, y):
+                h = F.relu(self.fc1(x))
+                a, b = h[:, :6], h[:, 6:]
+                h = torch.cat([torch.sigmoid(a) * 2.0, F.gelu(b)], dim=1)
+                h = self.fc2(h).clamp(-3.0, 3.0)
+                p = torch.softmax(h, dim=-1)
+                h = self.norm(h + p.mean(dim=0, keepdim=True))
+                h = torch.where(h > 0, h, 0.5 * h)
+                return F.mse_loss(h.sum(dim=-1), y) + 0.1 * h.pow(2).mean()
+
+        torch.manual_seed(3)
+        model = Zoo()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.05)
+        g = torch.Generator().manual_seed(5)
+        batches = {"x": torch.randn(3, 4, 6, generator=g), "y": torch.randn(3, 4, generator=g)}
+        self.compile_and_compare(model, opt, batches, 3)
+
+
+class BadInputTest(unittest.TestCase):
+    """Each case fails with a message naming the problem and where it is."""
+
+    def adamw(self, model, **kw):
+        return torch.optim.AdamW(model.parameters(), lr=1e-3, **kw)
+
+    def expect(self, model, pattern, batch=None, opt=None, loss_fn=None):
+        batch = batch or {"x": torch.randn(2, 4)}
+        opt = opt or self.adamw(model)
+        with self.assertRaises(ExportError) as cm:
+            export_step(model, opt, batch, loss_fn)
+        self.assertRegex(str(cm.exception), pattern)
+        return str(cm.exception)
+
+    def test_data_dependent_control_flow(self):
+        class Branchy(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.inner = nn.Linear(4, 4)
+
+            def forward(self, x):
+                h = self.inner(x)
+                if h.sum() > 0:  # depends on values: not one graph
+                    h = h * 2
+                return h.pow(2).mean()
+
+        class Outer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.block = Branchy()
+
+            def forward(self, x):
+                return self.block(x)
+
+        msg = self.expect(Outer(), r"data-dependent .* in module 'block'")
+        self.assertIn("test_exporter.py", msg)  # the user's line
+
+    def test_item_is_data_dependent(self):
+        class Item(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = nn.Parameter(torch.ones(4))
+
+            def forward(self, x):
+                return (x * self.w).sum() * float(x.max().item())
+        self.expect(Item(), r"data-dependent")
+
+    def test_unsupported_op_names_op_and_module(self):
+        class Cum(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return torch.cumsum(self.proj(x), dim=1).pow(2).mean()
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.ModuleList([Cum()])
+
+            def forward(self, x):
+                return self.layers[0](x)
+
+        self.expect(Net(), r"unsupported op aten\.cumsum\.default in module 'layers\.0'")
+
+    def test_dropout_is_unsupported(self):
+        class Drop(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.drop = nn.Dropout(0.5)
+
+            def forward(self, x):
+                return self.drop(self.fc(x)).pow(2).mean()
+        self.expect(Drop(), r"unsupported op aten\.\w+.* in module 'drop'")
+
+    def test_buffers_are_refused(self):
+        class WithBuffer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.register_buffer("scale", torch.ones(4))
+
+            def forward(self, x):
+                return (self.fc(x) * self.scale).pow(2).mean()
+        self.expect(WithBuffer(), r"buffers that are not parameters \(scale\)")
+        self.expect(nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4)),
+                    r"buffers that are not parameters \(1\.running_mean")
+
+    def test_optimizer_checks(self):
+        m = nn.Linear(4, 1)
+        lf = lambda model, x: model(x).pow(2).mean()  # noqa: E731
+        self.expect(m, r"must be torch\.optim\.AdamW, got SGD",
+                    opt=torch.optim.SGD(m.parameters(), lr=0.1), loss_fn=lf)
+        self.expect(m, r"amsgrad=True", opt=self.adamw(m, amsgrad=True), loss_fn=lf)
+        groups = [{"params": [m.weight], "lr": 1e-3}, {"params": [m.bias], "lr": 1e-2}]
+        self.expect(m, r"different learning rates", opt=torch.optim.AdamW(groups), loss_fn=lf)
+        self.expect(m, r"not in the optimizer: bias",
+                    opt=torch.optim.AdamW([m.weight], lr=1e-3), loss_fn=lf)
+        used = self.adamw(m)
+        lf(m, torch.randn(2, 4)).backward()
+        used.step()
+        self.expect(m, r"already has state", opt=used, loss_fn=lf)
+
+    def test_frozen_parameter(self):
+        m = nn.Linear(4, 1)
+        m.bias.requires_grad_(False)
+        self.expect(m, r"'bias' does not require grad",
+                    loss_fn=lambda model, x: model(x).pow(2).mean())
+
+    def test_mutating_a_parameter(self):
+        class Mut(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = nn.Parameter(torch.ones(4))
+
+            def forward(self, x):
+                with torch.no_grad():
+                    self.w.mul_(0.5)
+                return (x * self.w).sum()
+        self.expect(Mut(), r"mutates one of its inputs")
+
+    def test_loss_must_be_scalar(self):
+        self.expect(nn.Linear(4, 3), r"the loss must be a 0-d floating-point tensor",
+                    loss_fn=lambda model, x: model(x))
+
+    def test_cli_error_writes_nothing(self):
+        script = os.path.join(tempfile.mkdtemp(), "bad.py")
+        with open(script, "w") as f:
+            f.write("import torch\n"
+                    "def make():\n"
+                    "    m = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.BatchNorm1d(4))\n"
+                    "    return m, torch.optim.AdamW(m.parameters()), {'x': torch.randn(2, 4)}, "
+                    "lambda model, x: model(x).sum()\n")
+        out = script + ".mlir"
+        r = subprocess.run([os.path.join(common.ROOT, "tools", "zshard-export"), script + ":make",
+                            "-o", out, "--weights", out + ".safetensors"],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, ZSHARD_TORCH_VENV=os.path.dirname(
+                               os.path.dirname(sys.executable))))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertRegex(r.stderr, r"^zshard-export: error: the model has buffers")
+        self.assertFalse(os.path.exists(out))
+        self.assertFalse(os.path.exists(out + ".safetensors"))
+
+    def test_cli_writes_step_weights_and_meta(self):
+        d = tempfile.mkdtemp()
+        out = os.path.join(d, "s.mlir")
+        r = subprocess.run([os.path.join(common.ROOT, "tools", "zshard-export"),
+                            "zshard_export.examples.nanogpt:make", "--set", "layers=1",
+                            "--set", "d_model=16", "--set", "vocab=32", "--set", "seq=8",
+                            "-o", out, "--weights", os.path.join(d, "w.safetensors"),
+                            "--meta", os.path.join(d, "m.json")],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, ZSHARD_TORCH_VENV=os.path.dirname(
+                               os.path.dirname(sys.executable))))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(d, "m.json")) as f:
+            meta = json.load(f)
+        self.assertEqual(meta["batch"]["idx"]["shape"], [4, 8])
+        w = common.safetensors_io.load_file(os.path.join(d, "w.safetensors"))
+        self.assertEqual(sorted(w), sorted(meta["params"]))
+        with open(out) as f:
+            self.assertEqual(verify(f.read()).returncode, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
