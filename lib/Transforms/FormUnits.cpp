@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <map>
+#include <set>
 
 namespace mlir {
 namespace zshard {
@@ -198,6 +199,16 @@ void FormUnitsPass::runOnOperation() {
                 "hybrid_shard or hybrid_shard_zero2");
   bool hybrid =
       *parsed == Strategy::HybridShard || *parsed == Strategy::HybridShardZero2;
+  std::set<std::string> keepGathered;
+  if (!noReshard.empty()) {
+    if (*parsed != Strategy::FullShard && *parsed != Strategy::HybridShard)
+      return fail("no-reshard applies to full_shard and hybrid_shard, not " +
+                  strategy);
+    SmallVector<StringRef> names;
+    StringRef(noReshard).split(names, ',', -1, false);
+    for (StringRef n : names)
+      keepGathered.insert(n.trim().str());
+  }
   if (ranks < 1)
     return fail("ranks must be at least 1, got " + Twine(ranks));
   if (replicas < 1 || ranks % replicas != 0)
@@ -269,12 +280,20 @@ void FormUnitsPass::runOnOperation() {
     for (const ::zshard::MemberLayout &member : layout->getMembers())
       members.push_back(MemberAttr::get(&getContext(), member.name,
                                         member.shape, member.offset));
+    // Per-unit reshard-after-forward.
+    Strategy unitStrategy = *parsed;
+    if (keepGathered.erase(name)) {
+      if (unitStrategy == Strategy::FullShard)
+        unitStrategy = Strategy::ShardGradOp;
+      else if (unitStrategy == Strategy::HybridShard)
+        unitStrategy = Strategy::HybridShardZero2;
+    }
     auto unit =
         UnitOp::create(top, loc, builder.getStringAttr(name),
                        FlatSymbolRefAttr::get(&getContext(), kGrid),
                        builder.getDenseI64ArrayAttr(shardAxes),
                        builder.getDenseI64ArrayAttr(replicateAxes),
-                       StrategyAttr::get(&getContext(), *parsed),
+                       StrategyAttr::get(&getContext(), unitStrategy),
                        layout->getPaddedSize(), TypeAttr::get(paramType),
                        TypeAttr::get(reduce), builder.getArrayAttr(members));
     auto ref = FlatSymbolRefAttr::get(unit.getSymNameAttr());
@@ -282,4 +301,7 @@ void FormUnitsPass::runOnOperation() {
       step.setArgAttr(index, contract::kUnit, ref);
     ++numUnits;
   }
+  if (!keepGathered.empty())
+    return fail("no-reshard names '" + *keepGathered.begin() +
+                "', which is not a unit");
 }

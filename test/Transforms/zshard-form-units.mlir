@@ -78,3 +78,22 @@
 // POLICY: error: {{.*}}zshard-form-units: unknown policy 'fancy'; expected transformer, size or explicit
 // NOMATCH: error: {{.*}}zshard-form-units: pattern 'layers.<i>' matches no parameter; every parameter would land in @root (use policy=size or a pattern such as h.<i>)
 // AGAIN: error: {{.*}}zshard-form-units: the module already has units; form them once
+
+// Per-unit reshard-after-forward: the units named in no-reshard keep their
+// forward gather until backward (full_shard -> shard_grad_op, hybrid_shard
+// -> hybrid_shard_zero2); the others keep the strategy asked for.
+// RUN: zshard-gen mlp --widths 4,6,5,3 --batch 2 \
+// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard no-reshard=fc.2,fc.0" | FileCheck %s --check-prefix=KEEP
+// KEEP: zshard.unit @fc.0 on @world[0] shard_grad_op
+// KEEP: zshard.unit @fc.1 on @world[0] full_shard
+// KEEP: zshard.unit @fc.2 on @world[0] shard_grad_op
+// RUN: zshard-gen mlp --widths 4,6,5,3 --batch 2 \
+// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=4 replicas=2 strategy=hybrid_shard no-reshard=fc.1" | FileCheck %s --check-prefix=KEEPH
+// KEEPH: zshard.unit @fc.0 on @world[1] replicate [0] hybrid_shard padded
+// KEEPH: zshard.unit @fc.1 on @world[1] replicate [0] hybrid_shard_zero2 padded
+// RUN: zshard-gen mlp --widths 4,6,5,3 --batch 2 \
+// RUN:   | not zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard no-reshard=fc.7" 2>&1 | FileCheck %s --check-prefix=KEEPBAD
+// KEEPBAD: error: {{.*}}zshard-form-units: no-reshard names 'fc.7', which is not a unit
+// RUN: zshard-gen mlp --widths 4,6,5,3 --batch 2 \
+// RUN:   | not zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=zero1 no-reshard=fc.1" 2>&1 | FileCheck %s --check-prefix=KEEPZ1
+// KEEPZ1: error: {{.*}}zshard-form-units: no-reshard applies to full_shard and hybrid_shard, not zero1

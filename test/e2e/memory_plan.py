@@ -42,6 +42,8 @@ def main():
     p.add_argument("--size", choices=sorted(SIZES), default="tiny")
     p.add_argument("--tolerance", type=float, default=0.10)
     p.add_argument("--strategies", default=",".join(STRATEGIES))
+    p.add_argument("--prefetch", default=None,
+                   help="also --zshard-async --zshard-prefetch=<these options>")
     args = p.parse_args()
     os.makedirs(args.work, exist_ok=True)
     tool = lambda name: os.path.join(args.bin, name)  # noqa: E731
@@ -49,13 +51,17 @@ def main():
     n = args.ranks
 
     run([tool("zshard-gen"), "gpt", *SIZES[args.size], "-o", w("step.mlir")])
+    schedule = []
+    if args.prefetch is not None:
+        schedule = ["--zshard-async", f"--zshard-prefetch={args.prefetch}"]
     failures, rows = [], []
     for strategy in args.strategies.split(","):
         units = f"ranks={n} strategy={strategy}"
         if strategy.startswith("hybrid"):
             units += " replicas=2"
         run([tool("zshard-opt"), w("step.mlir"), "--mlir-print-debuginfo",
-             f"--zshard-form-units={units}", "--zshard-shard", "-o", w(f"{strategy}.mlir")])
+             f"--zshard-form-units={units}", "--zshard-shard", *schedule,
+             "-o", w(f"{strategy}.mlir")])
         run([tool("zshard-compile"), w(f"{strategy}.mlir"), "-o", w(f"{strategy}.zsa"),
              "--memory-json", w(f"{strategy}.plan.json")])
         with open(w(f"{strategy}.plan.json")) as f:

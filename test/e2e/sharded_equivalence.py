@@ -65,6 +65,9 @@ def main():
     p.add_argument("--steps", type=int, default=4)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--rtol", type=float, default=1e-5)
+    p.add_argument("--prefetch", default=None,
+                   help="schedule the sharded step with --zshard-async and "
+                        "--zshard-prefetch=<these options> (\"\" for the defaults)")
     p.add_argument("--clip-grad-norm", type=float, default=0.0,
                    help="global gradient-norm clipping in both steps (the sharded "
                         "one adds up partial norms across ranks)")
@@ -89,11 +92,14 @@ def main():
     run([tool("zshard-compile"), w("whole.mlir"), "-o", w("whole.zsa")])
     gen = run([tool("zshard-gen"), "gpt", *model, "--batch", str(args.batch)],
               capture_output=True, text=True).stdout
+    schedule = []
+    if args.prefetch is not None:
+        schedule = ["--zshard-async", f"--zshard-prefetch={args.prefetch}"]
     units = f"ranks={n} strategy={args.strategy}"
     if args.replicas > 1:
         units += f" replicas={args.replicas}"
     run([tool("zshard-opt"), "-", "--mlir-print-debuginfo",
-         f"--zshard-form-units={units}", "--zshard-shard", "-o", w("sharded.mlir")],
+         f"--zshard-form-units={units}", "--zshard-shard", *schedule, "-o", w("sharded.mlir")],
         input=gen, text=True)
     run([tool("zshard-compile"), w("sharded.mlir"), "-o", w("sharded.zsa")])
 

@@ -104,7 +104,12 @@ def FormUnits : Pass<"zshard-form-units", "::mlir::ModuleOp"> {
            "no_shard, zero1, shard_grad_op, full_shard, hybrid_shard or "
            "hybrid_shard_zero2">,
     Option<"reduceType", "reduce-type", "std::string", "\"f32\"",
-           "Element type gradients are reduced in: f32, bf16 or f16">
+           "Element type gradients are reduced in: f32, bf16 or f16">,
+    Option<"noReshard", "no-reshard", "std::string", "\"\"",
+           "Units (comma-separated names) that keep their gathered "
+           "parameters from forward to backward (FSDP's "
+           "reshard_after_forward=False): full_shard becomes shard_grad_op "
+           "and hybrid_shard hybrid_shard_zero2 for them">
   ];
   let dependentDialects = ["::mlir::shard::ShardDialect",
                            "::mlir::zshard::ZShardDialect"];
@@ -166,6 +171,74 @@ def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
     Statistic<"numGathers", "gathers", "all_gather ops inserted">,
     Statistic<"numReductions", "reductions",
               "reduce_scatter and all_reduce ops inserted">
+  ];
+}
+
+def Async : Pass<"zshard-async", "::mlir::ModuleOp"> {
+  let summary = "Turn every collective into a start and a wait";
+  let description = [{
+    Replaces each synchronous `all_gather`, `reduce_scatter` and
+    `all_reduce` by its `*_start` op and a `zshard.wait` right after it,
+    keeping its unit, grid and reduction; releases then name the wait's
+    result. On its own this changes nothing at run time (the canonicalizer
+    folds an adjacent pair back); `--zshard-prefetch` moves the two apart.
+  }];
+  let dependentDialects = ["::mlir::zshard::ZShardDialect"];
+  let statistics = [
+    Statistic<"numSplit", "split", "Collectives split into start and wait">
+  ];
+}
+
+def Prefetch : Pass<"zshard-prefetch", "::mlir::ModuleOp"> {
+  let summary = "Schedule async collectives: prefetch gathers, defer waits";
+  let description = [{
+    Places the start/wait pairs of `--zshard-async` so that communication
+    overlaps compute, as FSDP's prefetching does:
+
+    1. every `zshard.wait` moves to just before the first use of its result;
+    2. all-gathers are ordered by their waits, separately for the forward
+       and the backward phase. In forward, the gather of the j-th unit
+       starts right after the wait of unit j - `forward-depth` (so unit
+       j + d is fetched while unit j computes); the first `forward-depth`
+       start together before the first wait. In backward,
+       `backward=pre` (FSDP's BACKWARD_PRE) starts the next unit's gather
+       right after the current unit's wait, `post` (BACKWARD_POST) after the
+       current unit's release (its gradient computation done), `none` right
+       before its own wait. A gather never starts before the release of the
+       previous gather of the same unit;
+    3. `max-inflight=N` (FSDP's `limit_all_gathers`, DeepSpeed's
+       `max_live_parameters`, counted in units) delays a start until fewer
+       than N gathered units are live (started and not yet released, or not
+       yet past their last use when they have no release); 0 is no limit;
+    4. reduce-scatters and all-reduces start where they were (after the
+       gradient they reduce is complete) and are waited for at their first
+       use, so they overlap the rest of backward;
+    5. `bucket-bytes=B` merges forward gathers that start at the same point
+       and each move fewer than B bytes into one collective over their
+       concatenated shards (fewer, larger messages), sliced back into the
+       units' buffers after the wait.
+
+    Collectives that are not async are left alone. Every rank runs the same
+    schedule, so collectives stay matched across ranks.
+  }];
+  let options = [
+    Option<"forwardDepth", "forward-depth", "int64_t", "1",
+           "Units gathered ahead in forward (0: no forward prefetch)">,
+    Option<"backward", "backward", "std::string", "\"pre\"",
+           "Backward prefetch: pre, post or none">,
+    Option<"maxInflight", "max-inflight", "int64_t", "0",
+           "Most gathered units live at once (0: no limit)">,
+    Option<"bucketBytes", "bucket-bytes", "int64_t", "0",
+           "Merge forward gathers smaller than this many bytes that start "
+           "together into one collective (0: no bucketing)">
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::zshard::ZShardDialect"];
+  let statistics = [
+    Statistic<"numHoisted", "hoisted", "Gather starts moved earlier">,
+    Statistic<"numDelayed", "delayed",
+              "Gather starts delayed by the in-flight limit">,
+    Statistic<"numBuckets", "buckets", "Merged gathers (buckets)">
   ];
 }
 
