@@ -18,6 +18,15 @@ steps after --warmup:
 The exposed time includes waiting for slower ranks: with more ranks than
 cores it is not zero even for an instant link.
 
+The link run also writes a trace (--trace), from which each kind of
+collective gets, per rank and step after the warmup:
+
+  comm_ms               time the collectives of that kind took on the
+                        communication lane (start to completion)
+  exposed_ms            time the compute thread waited for them
+  hidden_fraction       1 - exposed / comm: the part of that communication
+                        overlapped with compute
+
 usage: overlap.py [--bin BUILD/bin] ART.zsa [ART2.zsa ...] [--ranks N]
                   [--steps 20] [--warmup 3] [--link-gbps 10]
                   [--link-latency-us 0] [--no-baseline]
@@ -32,9 +41,38 @@ import sys
 import tempfile
 
 
+def trace_breakdown(path, warmup):
+    """Per kind of collective: communication time, waited time, hidden part."""
+    with open(path) as f:
+        trace = json.load(f)
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    kinds, ranks, steps = {}, set(), set()
+    for e in events:
+        if e.get("ph") != "X" or e.get("cat") not in ("collective", "wait"):
+            continue
+        step = e.get("args", {}).get("step", 0)
+        if step <= warmup:
+            continue
+        kind = e["args"].get("kind") or e["name"].split(" ")[0]
+        entry = kinds.setdefault(kind, {"comm_ms": 0.0, "exposed_ms": 0.0})
+        entry["comm_ms" if e["cat"] == "collective" else "exposed_ms"] += e["dur"] / 1000.0
+        ranks.add(e["pid"])
+        steps.add(step)
+    scale = max(len(ranks), 1) * max(len(steps), 1)
+    for entry in kinds.values():
+        entry["comm_ms"] = round(entry["comm_ms"] / scale, 4)
+        entry["exposed_ms"] = round(entry["exposed_ms"] / scale, 4)
+        entry["hidden_fraction"] = (round(1.0 - entry["exposed_ms"] / entry["comm_ms"], 4)
+                                    if entry["comm_ms"] > 0 else None)
+    return kinds
+
+
 def run_once(tool, artifact, args, link_gbps, link_latency_us, work, tag):
     log = os.path.join(work, f"{tag}.jsonl")
+    trace = os.path.join(work, f"{tag}.trace.json")
     command = [tool, artifact, "--steps", str(args.steps), "--quiet", "--log-json", log]
+    if link_gbps > 0:
+        command += ["--trace", trace]
     if args.ranks:
         command += ["--ranks", str(args.ranks)]
     if link_gbps > 0:
@@ -51,7 +89,7 @@ def run_once(tool, artifact, args, link_gbps, link_latency_us, work, tag):
     step_ms = [r["ms"] for r in kept]
     rank_ms = sum(sum(r["rank_ms"]) for r in kept)
     exposed_ms = sum(sum(r["rank_exposed_comm_ms"]) for r in kept)
-    return {
+    figures = {
         "link_gbps": link_gbps,
         "link_latency_us": link_latency_us,
         "steps_measured": len(kept),
@@ -63,6 +101,9 @@ def run_once(tool, artifact, args, link_gbps, link_latency_us, work, tag):
         "final_loss": summary.get("final_loss"),
         "ranks": summary.get("ranks"),
     }
+    if link_gbps > 0:
+        figures["by_kind"] = trace_breakdown(trace, args.warmup)
+    return figures
 
 
 def main():

@@ -355,9 +355,9 @@ void PrefetchPass::runOnOperation() {
                        ? list[j - forwardDepth]->wait->getNextNode()
                        : firstWait;
       } else if (backward == "pre") {
-        before = j >= 1 ? list[j - 1]->wait->getNextNode() : firstWait;
+        before = j >= 1 ? list[j - 1]->wait->getNextNode() : &block.front();
       } else if (backward == "post") {
-        before = j >= 1 ? list[j - 1]->end->getNextNode() : firstWait;
+        before = j >= 1 ? list[j - 1]->end->getNextNode() : &block.front();
       }
       place(*g, before, all, previousEnd(*g));
     }

@@ -14,8 +14,9 @@
 // Default (forward-depth=1, backward=pre): in forward, fc.1 is gathered
 // while fc.0 computes (its start right after fc.0's wait) and fc.2 while
 // fc.1 computes; every wait sits just before the first use of its unit.
-// In backward (reverse order), fc.1's gather starts right after fc.2's
-// backward wait, never before fc.1's forward release. Reduce-scatters start
+// In backward (reverse order), the first gather (fc.2) starts as soon as
+// its forward gather is released, overlapping the loss; fc.1's starts right
+// after fc.2's backward wait, never before fc.1's forward release. Reduce-scatters start
 // after their gradients and are waited for in the optimizer.
 // PRE:      %[[T0:.*]] = zshard.all_gather_start %{{.*}} unit @fc.0
 // PRE-NEXT: %[[G0:.*]] = zshard.wait %[[T0]]
@@ -29,8 +30,8 @@
 // PRE:      %[[G2:.*]] = zshard.wait %[[T2]]
 // PRE:      linalg.matmul
 // PRE:      zshard.release %[[G2]]
-// PRE:      %[[B2:.*]] = zshard.all_gather_start %{{.*}} unit @fc.2
-// PRE-NEXT: %[[W2:.*]] = zshard.wait %[[B2]]
+// PRE-NEXT: %[[B2:.*]] = zshard.all_gather_start %{{.*}} unit @fc.2
+// PRE:      %[[W2:.*]] = zshard.wait %[[B2]]
 // PRE-NEXT: %[[B1:.*]] = zshard.all_gather_start %{{.*}} unit @fc.1
 // PRE:      linalg.matmul
 // PRE:      zshard.release %[[W2]]

@@ -204,8 +204,10 @@ def Prefetch : Pass<"zshard-prefetch", "::mlir::ModuleOp"> {
        `backward=pre` (FSDP's BACKWARD_PRE) starts the next unit's gather
        right after the current unit's wait, `post` (BACKWARD_POST) after the
        current unit's release (its gradient computation done), `none` right
-       before its own wait. A gather never starts before the release of the
-       previous gather of the same unit;
+       before its own wait; with `pre` and `post` the first backward gather
+       starts as early as it may, so it overlaps the end of forward and the
+       loss. A gather never starts before the release of the previous gather
+       of the same unit;
     3. `max-inflight=N` (FSDP's `limit_all_gathers`, DeepSpeed's
        `max_live_parameters`, counted in units) delays a start until fewer
        than N gathered units are live (started and not yet released, or not
