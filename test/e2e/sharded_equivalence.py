@@ -68,6 +68,8 @@ def main():
     p.add_argument("--prefetch", default=None,
                    help="schedule the sharded step with --zshard-async and "
                         "--zshard-prefetch=<these options> (\"\" for the defaults)")
+    p.add_argument("--remat", default=None,
+                   help="checkpoint the sharded step with --zshard-remat=policy=<this>")
     p.add_argument("--clip-grad-norm", type=float, default=0.0,
                    help="global gradient-norm clipping in both steps (the sharded "
                         "one adds up partial norms across ranks)")
@@ -92,13 +94,15 @@ def main():
     run([tool("zshard-compile"), w("whole.mlir"), "-o", w("whole.zsa")])
     gen = run([tool("zshard-gen"), "gpt", *model, "--batch", str(args.batch)],
               capture_output=True, text=True).stdout
-    schedule = []
+    schedule, remat = [], []
+    if args.remat:
+        remat = [f"--zshard-remat=policy={args.remat}"]
     if args.prefetch is not None:
         schedule = ["--zshard-async", f"--zshard-prefetch={args.prefetch}"]
     units = f"ranks={n} strategy={args.strategy}"
     if args.replicas > 1:
         units += f" replicas={args.replicas}"
-    run([tool("zshard-opt"), "-", "--mlir-print-debuginfo",
+    run([tool("zshard-opt"), "-", "--mlir-print-debuginfo", *remat,
          f"--zshard-form-units={units}", "--zshard-shard", *schedule, "-o", w("sharded.mlir")],
         input=gen, text=True)
     run([tool("zshard-compile"), w("sharded.mlir"), "-o", w("sharded.zsa")])

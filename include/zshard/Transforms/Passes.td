@@ -174,6 +174,53 @@ def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
   ];
 }
 
+def Remat : Pass<"zshard-remat", "::mlir::ModuleOp"> {
+  let summary = "Activation checkpointing: recompute block forwards in backward";
+  let description = [{
+    Activation checkpointing by rematerialisation. A block is the set of
+    forward ops whose module path starts with a match of `pattern` (for
+    example every `h.<i>`). For a checkpointed block, the forward values
+    that backward reads (its saved activations) are recomputed right before
+    their first backward use from what the block reads from outside (its
+    input activation, parameters, constants): the forward ops on the way
+    are cloned there, and the backward ops read the clones. The values the
+    forward kept for backward are then dead at the end of forward.
+
+    `policy`:
+    * `none`: nothing;
+    * `all`: every block;
+    * `every=K`: blocks 0, K, 2K, ... (in forward order);
+    * `selective`: every block, but matrix-product outputs (named matmuls
+      and contractions) stay saved; only cheap ops are recomputed;
+    * `budget=BYTES`: the fewest recomputed FLOPs whose saved activations
+      (bytes that live across the forward/backward boundary in the
+      checkpointed form) fit in BYTES: blocks are checkpointed in order of
+      bytes freed per FLOP recomputed until the rest fits; an error gives
+      the shortfall when even checkpointing every block does not fit.
+    `blocks=b1,b2` checkpoints exactly the named blocks (an error names a
+    block that does not exist).
+
+    Clones carry `zshard.remat` (the block), so CSE does not merge them
+    back into the forward; they compute exactly what the forward computed,
+    so losses are unchanged. Runs on the unsharded step, before
+    `--zshard-shard` (the backward gather then covers the parameters the
+    clones read).
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", "\"all\"",
+           "none, all, every=K, selective or budget=BYTES">,
+    Option<"pattern", "pattern", "std::string", "\"h.<i>\"",
+           "Module paths that form blocks; <i> is an index">,
+    Option<"blocks", "blocks", "std::string", "\"\"",
+           "Checkpoint exactly these blocks (comma-separated)">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let statistics = [
+    Statistic<"numBlocks", "blocks", "Blocks checkpointed">,
+    Statistic<"numCloned", "cloned", "Forward ops cloned into backward">
+  ];
+}
+
 def Async : Pass<"zshard-async", "::mlir::ModuleOp"> {
   let summary = "Turn every collective into a start and a wait";
   let description = [{

@@ -1,0 +1,347 @@
+//===- Remat.cpp - --zshard-remat -----------------------------------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Activation checkpointing: the saved activations of a checkpointed block
+/// are recomputed in backward by clones of the forward ops that made them.
+///
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Analysis/PhaseAnalysis.h"
+#include "zshard/Analysis/StepContract.h"
+#include "zshard/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <set>
+
+namespace mlir {
+namespace zshard {
+#define GEN_PASS_DEF_REMAT
+#include "zshard/Transforms/Passes.h.inc"
+} // namespace zshard
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+namespace {
+
+constexpr StringLiteral kRemat = "zshard.remat";
+
+/// A block's forward ops, in order.
+struct RematBlock {
+  std::string name;
+  SmallVector<Operation *> ops;
+  llvm::SmallPtrSet<Operation *, 16> opSet;
+};
+
+/// The block `path` lies in under `pattern` (split at dots), if any.
+std::optional<std::string> blockOf(StringRef path,
+                                   ArrayRef<StringRef> pattern) {
+  SmallVector<StringRef> parts;
+  path.split(parts, '.');
+  if (parts.size() < pattern.size())
+    return std::nullopt;
+  for (auto [want, part] : llvm::zip(pattern, parts)) {
+    if (want == "<i>" ? part.empty() || !llvm::all_of(part, llvm::isDigit)
+                      : want != part)
+      return std::nullopt;
+  }
+  return llvm::join(ArrayRef<StringRef>(parts).take_front(pattern.size()), ".");
+}
+
+int64_t tensorBytes(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return 0;
+  Type element = type.getElementType();
+  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+  return type.getNumElements() * ((bits + 7) / 8);
+}
+
+/// Floating-point operations of `op`, roughly: two per iteration of a loop
+/// nest with reductions (a multiply and an add), one per iteration else.
+int64_t flopsOf(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return 0;
+  int64_t iterations = 1;
+  for (int64_t range : linalgOp.getStaticLoopRanges())
+    iterations *= ShapedType::isDynamic(range) ? 1 : range;
+  return linalgOp.getNumReductionLoops() ? 2 * iterations : iterations;
+}
+
+/// A matrix product, whose output `selective` keeps rather than recomputes.
+bool isMatrixProduct(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalg::isaContractionOpInterface(linalgOp);
+}
+
+struct RematPass : public mlir::zshard::impl::RematBase<RematPass> {
+  using RematBase::RematBase;
+  void runOnOperation() override;
+
+  /// What checkpointing `block` recomputes (in block order) and the forward
+  /// values its backward users then read instead of the saved ones.
+  SmallVector<Operation *> recomputeSet(const RematBlock &block,
+                                        ArrayRef<Value> saved);
+
+  // Per-run state.
+  PhaseAnalysis *phases = nullptr;
+  bool selective = false;
+};
+
+/// Whether `op` (top-level) belongs to backward or the optimizer.
+bool afterForward(PhaseAnalysis &phases, Operation *op) {
+  std::optional<Phase> phase = phases.getPhase(op);
+  return phase && *phase != Phase::Forward;
+}
+
+SmallVector<Operation *> RematPass::recomputeSet(const RematBlock &block,
+                                                 ArrayRef<Value> saved) {
+  llvm::SmallPtrSet<Operation *, 16> set;
+  SmallVector<Operation *> worklist;
+  for (Value value : saved)
+    worklist.push_back(value.getDefiningOp());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!op || !block.opSet.contains(op) || !set.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def && selective && isMatrixProduct(def))
+        continue; // kept saved
+      worklist.push_back(def);
+    }
+  }
+  SmallVector<Operation *> ordered;
+  for (Operation *op : block.ops)
+    if (set.contains(op))
+      ordered.push_back(op);
+  return ordered;
+}
+
+void RematPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  auto fail = [&](const Twine &message) {
+    module.emitError("zshard-remat: ") << message;
+    signalPassFailure();
+  };
+  StringRef text = policy;
+  int64_t every = 0, budget = -1;
+  selective = text == "selective";
+  if (text.consume_front("every=")) {
+    if (text.getAsInteger(10, every) || every < 1)
+      return fail("every=K needs a positive K, got '" + text + "'");
+  } else if (text.consume_front("budget=")) {
+    if (text.getAsInteger(10, budget) || budget < 0)
+      return fail("budget=BYTES needs a byte count, got '" + text + "'");
+  } else if (text != "none" && text != "all" && text != "selective") {
+    return fail("unknown policy '" + policy +
+                "'; expected none, all, every=K, selective or budget=BYTES");
+  }
+
+  StepContract contract(module);
+  if (failed(contract.run()))
+    return signalPassFailure();
+  func::FuncOp step = contract.getStep();
+  Block &body = step.front();
+  PhaseAnalysis phaseAnalysis(step);
+  if (failed(phaseAnalysis.run()))
+    return fail("cannot derive the phases of the step");
+  phases = &phaseAnalysis;
+
+  SmallVector<StringRef> patternParts;
+  StringRef(pattern).split(patternParts, '.');
+  llvm::MapVector<StringRef, RematBlock> blocksByName;
+  std::set<std::string> names;
+  for (Operation &op : body.without_terminator()) {
+    if (phaseAnalysis.getPhase(&op) != Phase::Forward)
+      continue;
+    auto loc = dyn_cast<NameLoc>(op.getLoc());
+    if (!loc)
+      continue;
+    std::optional<std::string> name =
+        blockOf(loc.getName().getValue(), patternParts);
+    if (!name)
+      continue;
+    StringRef key = *names.insert(*name).first;
+    RematBlock &block = blocksByName[key];
+    block.name = *name;
+    block.ops.push_back(&op);
+    block.opSet.insert(&op);
+  }
+  SmallVector<RematBlock *> blocks;
+  for (auto &entry : blocksByName)
+    blocks.push_back(&entry.second);
+  if (blocks.empty() && policy != "none")
+    return fail("pattern '" + pattern + "' matches no forward op; no block "
+                "to checkpoint");
+
+  // The values each block's forward keeps for backward.
+  auto savedOf = [&](const RematBlock &block) {
+    SmallVector<Value> saved;
+    for (Operation *op : block.ops)
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+              Operation *top = body.findAncestorOpInBlock(*user);
+              return top && afterForward(phaseAnalysis, top);
+            }))
+          if (!(selective && isMatrixProduct(op)))
+            saved.push_back(result);
+    return saved;
+  };
+
+  // Which blocks.
+  llvm::SmallPtrSet<RematBlock *, 8> chosen;
+  if (!blocks.empty() && !StringRef(this->blocks).empty()) {
+    SmallVector<StringRef> wanted;
+    StringRef(this->blocks).split(wanted, ',', -1, false);
+    for (StringRef name : wanted) {
+      auto it = blocksByName.find(name.trim());
+      if (it == blocksByName.end())
+        return fail("blocks names '" + name.trim() +
+                    "', which is not a block of pattern '" + pattern + "'");
+      chosen.insert(&it->second);
+    }
+  } else if (budget >= 0) {
+    // Bytes alive across the forward/backward boundary with `set`
+    // checkpointed: every forward value a backward op (or a clone) reads.
+    auto boundaryBytes = [&](const llvm::SmallPtrSet<RematBlock *, 8> &set) {
+      llvm::SetVector<Value> live;
+      for (RematBlock *block : blocks) {
+        SmallVector<Value> saved = savedOf(*block);
+        if (!set.contains(block)) {
+          live.insert(saved.begin(), saved.end());
+          continue;
+        }
+        SmallVector<Operation *> ops = recomputeSet(*block, saved);
+        llvm::SmallPtrSet<Operation *, 16> inSet(ops.begin(), ops.end());
+        for (Operation *op : ops)
+          for (Value operand : op->getOperands())
+            if (Operation *def = operand.getDefiningOp())
+              if (!inSet.contains(def) &&
+                  phaseAnalysis.getPhase(def) == Phase::Forward &&
+                  !isa<arith::ConstantOp>(def))
+                live.insert(operand);
+      }
+      // Saved values outside any block (the embedding, the head).
+      for (Operation &op : body.without_terminator()) {
+        if (phaseAnalysis.getPhase(&op) != Phase::Forward)
+          continue;
+        bool inBlock = llvm::any_of(
+            blocks, [&](RematBlock *b) { return b->opSet.contains(&op); });
+        if (inBlock)
+          continue;
+        for (Value result : op.getResults())
+          if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+                Operation *top = body.findAncestorOpInBlock(*user);
+                return top && afterForward(phaseAnalysis, top);
+              }))
+            live.insert(result);
+      }
+      int64_t bytes = 0;
+      for (Value v : live)
+        bytes += tensorBytes(v);
+      return bytes;
+    };
+    auto flopsOfBlock = [&](RematBlock *block) {
+      int64_t flops = 0;
+      for (Operation *op : recomputeSet(*block, savedOf(*block)))
+        flops += flopsOf(op);
+      return std::max<int64_t>(flops, 1);
+    };
+    int64_t current = boundaryBytes(chosen);
+    while (current > budget) {
+      RematBlock *best = nullptr;
+      double bestRatio = 0;
+      int64_t bestBytes = current;
+      for (RematBlock *block : blocks) {
+        if (chosen.contains(block))
+          continue;
+        llvm::SmallPtrSet<RematBlock *, 8> trial = chosen;
+        trial.insert(block);
+        int64_t bytes = boundaryBytes(trial);
+        double ratio = double(current - bytes) / double(flopsOfBlock(block));
+        if (bytes < current && (!best || ratio > bestRatio)) {
+          best = block;
+          bestRatio = ratio;
+          bestBytes = bytes;
+        }
+      }
+      if (!best)
+        return fail("budget=" + Twine(budget) + " bytes cannot be met: with " +
+                    Twine(chosen.size()) + " of " + Twine(blocks.size()) +
+                    " blocks checkpointed " + Twine(current) +
+                    " bytes of activations still live across forward and "
+                    "backward, " +
+                    Twine(current - budget) + " bytes too many");
+      chosen.insert(best);
+      current = bestBytes;
+    }
+    SmallVector<StringRef> picked;
+    for (RematBlock *block : blocks)
+      if (chosen.contains(block))
+        picked.push_back(block->name);
+    module.emitRemark() << "zshard-remat: budget=" << budget
+                        << " bytes: checkpointing " << chosen.size() << " of "
+                        << blocks.size() << " blocks ("
+                        << llvm::join(picked, ", ") << "); " << current
+                        << " bytes of activations live across forward and "
+                           "backward";
+  } else if (policy != "none") {
+    for (auto [i, block] : llvm::enumerate(blocks))
+      if (!every || i % every == 0)
+        chosen.insert(block);
+  }
+
+  // Checkpoint each chosen block.
+  for (RematBlock *block : blocks) {
+    if (!chosen.contains(block))
+      continue;
+    SmallVector<Value> saved = savedOf(*block);
+    if (saved.empty())
+      continue;
+    SmallVector<Operation *> ops = recomputeSet(*block, saved);
+    // Right before the first op after forward that reads a saved value.
+    Operation *first = nullptr;
+    for (Value value : saved)
+      for (Operation *user : value.getUsers()) {
+        Operation *top = body.findAncestorOpInBlock(*user);
+        if (top && afterForward(phaseAnalysis, top) &&
+            (!first || top->isBeforeInBlock(first)))
+          first = top;
+      }
+    if (!first || !ops.back()->isBeforeInBlock(first)) {
+      block->ops.front()->emitRemark()
+          << "zshard-remat: block '" << block->name
+          << "' is read by backward before its forward ends; not checkpointed";
+      continue;
+    }
+    OpBuilder builder(first);
+    IRMapping mapping;
+    auto tag = builder.getStringAttr(block->name);
+    for (Operation *op : ops) {
+      Operation *clone = builder.clone(*op, mapping);
+      clone->setAttr(kRemat, tag);
+      ++numCloned;
+    }
+    for (Value value : saved)
+      value.replaceUsesWithIf(mapping.lookup(value), [&](OpOperand &use) {
+        Operation *top = body.findAncestorOpInBlock(*use.getOwner());
+        return top && !top->hasAttr(kRemat) &&
+               afterForward(phaseAnalysis, top);
+      });
+    ++numBlocks;
+  }
+}
+
+} // namespace
