@@ -29,6 +29,7 @@ def main():
     p.add_argument("--steps", type=int, default=8)
     args = p.parse_args()
     work = args.work or tempfile.mkdtemp(prefix="zshard-remat-")
+    os.makedirs(work, exist_ok=True)
     tool = lambda name: os.path.join(args.bin, name)  # noqa: E731
     w = lambda name: os.path.join(work, name)  # noqa: E731
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
