@@ -17,7 +17,6 @@ usage: compare_with_reference.py --bin BUILD/bin --work DIR --model gpt|mlp
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -28,11 +27,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from zshard_ref import (AdamWConfig, GptConfig, MlpConfig, clip_coefficient,  # noqa: E402
                         init_params, loss_and_grads, train_step)
 from zshard_ref import safetensors_io  # noqa: E402
+from e2e_common import run  # noqa: E402
 
 
-def run(cmd, **kwargs):
-    print("+", " ".join(cmd), flush=True)
-    return subprocess.run(cmd, check=True, **kwargs)
 
 
 def make_batches(args, cfg, steps, rng):

@@ -14,9 +14,9 @@ usage: memory_plan.py --bin BUILD/bin --work DIR [--ranks 4] [--size tiny|small]
 
 import argparse
 import json
-import os
-import subprocess
 import sys
+
+from e2e_common import paths, run
 
 SIZES = {
     "tiny": ["--layers", "2", "--d-model", "32", "--heads", "4", "--vocab", "64",
@@ -29,9 +29,6 @@ STRATEGIES = ["no_shard", "zero1", "shard_grad_op", "full_shard", "hybrid_shard"
 CHECKED = ("parameters", "gradients", "optimizer_state")
 
 
-def run(cmd, **kw):
-    print("+", " ".join(cmd), flush=True)
-    return subprocess.run(cmd, check=True, **kw)
 
 
 def main():
@@ -45,9 +42,7 @@ def main():
     p.add_argument("--prefetch", default=None,
                    help="also --zshard-async --zshard-prefetch=<these options>")
     args = p.parse_args()
-    os.makedirs(args.work, exist_ok=True)
-    tool = lambda name: os.path.join(args.bin, name)  # noqa: E731
-    w = lambda name: os.path.join(args.work, name)  # noqa: E731
+    tool, w = paths(args)
     n = args.ranks
 
     run([tool("zshard-gen"), "gpt", *SIZES[args.size], "-o", w("step.mlir")])

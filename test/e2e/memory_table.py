@@ -23,17 +23,14 @@ usage: memory_table.py --bin BUILD/bin --work DIR [--ranks 4]
 
 import argparse
 import json
-import os
-import subprocess
 import sys
+
+from e2e_common import paths, run
 
 MODEL = ["gpt", "--layers", "2", "--d-model", "32", "--heads", "4", "--vocab", "32",
          "--seq", "16", "--batch", "2"]
 
 
-def run(cmd, **kw):
-    print("+", " ".join(cmd), flush=True)
-    return subprocess.run(cmd, check=True, **kw)
 
 
 def main():
@@ -42,9 +39,7 @@ def main():
     p.add_argument("--work", required=True)
     p.add_argument("--ranks", type=int, default=4)
     args = p.parse_args()
-    os.makedirs(args.work, exist_ok=True)
-    tool = lambda name: os.path.join(args.bin, name)  # noqa: E731
-    w = lambda name: os.path.join(args.work, name)  # noqa: E731
+    tool, w = paths(args)
     n = args.ranks
 
     def peaks(artifact, ranks):

@@ -17,18 +17,15 @@ usage: remat.py --bin BUILD/bin --work DIR
 
 import argparse
 import json
-import os
-import subprocess
 import sys
+
+from e2e_common import paths, run
 
 MODEL = ["gpt", "--layers", "4", "--d-model", "64", "--heads", "4", "--vocab", "64",
          "--seq", "32", "--batch", "4"]
 POLICIES = ["all", "every=2", "selective", "budget=1500000"]
 
 
-def run(cmd, **kw):
-    print("+", " ".join(cmd), flush=True)
-    return subprocess.run(cmd, check=True, **kw)
 
 
 def main():
@@ -38,9 +35,7 @@ def main():
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--rtol", type=float, default=1e-6)
     args = p.parse_args()
-    os.makedirs(args.work, exist_ok=True)
-    tool = lambda name: os.path.join(args.bin, name)  # noqa: E731
-    w = lambda name: os.path.join(args.work, name)  # noqa: E731
+    tool, w = paths(args)
 
     run([tool("zshard-gen"), *MODEL, "-o", w("step.mlir")])
 

@@ -26,7 +26,6 @@ usage: sharded_equivalence.py --bin BUILD/bin --work DIR --ranks N --strategy S
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -36,12 +35,11 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from zshard_ref import AdamWConfig, GptConfig, train_step  # noqa: E402
 from zshard_ref import safetensors_io  # noqa: E402
 
+from e2e_common import run  # noqa: E402
+
 LAYERS, D, HEADS, VOCAB, SEQ = 2, 32, 4, 32, 16
 
 
-def run(cmd, **kw):
-    print("+", " ".join(cmd), flush=True)
-    return subprocess.run(cmd, check=True, **kw)
 
 
 def losses(path):

@@ -12,16 +12,14 @@ usage: train_checks.py learn|resume --bin BUILD/bin --work DIR
 import argparse
 import json
 import os
-import subprocess
 import sys
+
+from e2e_common import run
 
 GPT_TINY = ["gpt", "--layers", "2", "--d-model", "32", "--heads", "4",
             "--vocab", "32", "--seq", "16", "--batch", "8"]
 
 
-def run(cmd):
-    print("+", " ".join(cmd), flush=True)
-    subprocess.run(cmd, check=True)
 
 
 def losses(path):
