@@ -10,6 +10,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/CostModel.h"
 #include "zshard/Analysis/MemoryPlan.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/InitAll.h"
@@ -66,6 +67,15 @@ static cl::opt<bool> memoryReport(
     "memory-report",
     cl::desc("Print the static per-rank memory plan (peak by category) "
              "to stdout"));
+static cl::opt<bool> costReport(
+    "cost-report",
+    cl::desc("Print the predicted step time and exposed communication for "
+             "--device over --link (the cost model)"));
+static cl::opt<std::string> costDevice("device",
+                                       cl::desc("Cost model device preset"),
+                                       cl::init("h100"));
+static cl::opt<std::string> costLink("link", cl::desc("Cost model link preset"),
+                                     cl::init("ib"));
 static cl::opt<std::string> memoryJSON(
     "memory-json",
     cl::desc("Write the memory plan (peaks and live-bytes timeline) as JSON"),
@@ -143,6 +153,24 @@ int main(int argc, char **argv) {
     return fail(inputFile + " is a shapes-only step (zshard.shapes_only): it "
                             "is meant for planning, not for running (use "
                             "--emit=memory-plan)");
+  if (costReport) {
+    std::optional<mlir::zshard::DeviceModel> device =
+        mlir::zshard::lookupDevice(costDevice);
+    std::optional<mlir::zshard::LinkModel> link =
+        mlir::zshard::lookupLink(costLink);
+    if (!device)
+      return fail("unknown --device '" + costDevice + "'; presets: " +
+                  mlir::zshard::getDevicePresetNames());
+    if (!link)
+      return fail("unknown --link '" + costLink + "'; presets: " +
+                  mlir::zshard::getLinkPresetNames());
+    FailureOr<mlir::zshard::CostReport> cost =
+        mlir::zshard::CostModel(*device, *link).estimate(contract.getStep());
+    if (failed(cost))
+      return fail("cannot cost " + inputFile + " (see above)");
+    llvm::outs() << "cost model of " << inputFile << " (" << device->name
+                 << ", " << link->name << "): " << cost->toJSON() << "\n";
+  }
   std::string stepName = contract.getStep().getSymName().str();
   unsigned numBuffers =
       contract.getArguments().size() + contract.getResults().size();

@@ -221,6 +221,36 @@ def Remat : Pass<"zshard-remat", "::mlir::ModuleOp"> {
   ];
 }
 
+def CostModelPass : Pass<"zshard-cost-model", "::mlir::ModuleOp"> {
+  let summary = "Predict the step time of a sharded, scheduled step";
+  let description = [{
+    Runs `CostModel` on the step on tensors (after `--zshard-shard` and, if
+    wanted, `--zshard-async --zshard-prefetch`) and emits a remark with the
+    predicted step time, the compute and communication time, and the
+    communication left exposed by the schedule. Compute ops cost their
+    roofline time on the device, collectives their ring alpha-beta time on
+    the link (see `include/zshard/Analysis/CostModel.h`). `device` and
+    `link` pick presets (devices a100, h100, h200, cpu; links nvlink, ib,
+    eth100, eth10); `peak-flops`, `mem-bandwidth`, `link-bandwidth` and
+    `link-latency` override their numbers (peak-flops sets both f32 and
+    bf16). `report=FILE` writes the figures as JSON. The IR is unchanged.
+  }];
+  let options = [
+    Option<"device", "device", "std::string", "\"h100\"", "Device preset">,
+    Option<"link", "link", "std::string", "\"ib\"", "Link preset">,
+    Option<"peakFlops", "peak-flops", "double", "0",
+           "Override: FLOP/s (f32 and bf16)">,
+    Option<"memBandwidth", "mem-bandwidth", "double", "0",
+           "Override: memory bytes/s">,
+    Option<"linkBandwidth", "link-bandwidth", "double", "0",
+           "Override: link bytes/s per rank">,
+    Option<"linkLatency", "link-latency", "double", "-1",
+           "Override: link latency in seconds">,
+    Option<"report", "report", "std::string", "\"\"",
+           "Write the figures as JSON to this file">
+  ];
+}
+
 def Async : Pass<"zshard-async", "::mlir::ModuleOp"> {
   let summary = "Turn every collective into a start and a wait";
   let description = [{

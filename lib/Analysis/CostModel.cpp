@@ -1,0 +1,175 @@
+//===- CostModel.cpp - roofline compute and alpha-beta links --------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Analysis/CostModel.h"
+
+#include "zshard/Dialect/ZShard/IR/ZShardOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+std::optional<DeviceModel> mlir::zshard::lookupDevice(StringRef name) {
+  // Dense peaks from the vendors' data sheets (SXM parts); f32 is plain
+  // FP32, not TF32. The cpu preset is this machine: one core's OpenBLAS
+  // sgemm rate and a stream-like bandwidth, as bench/step_time.py measures.
+  if (name == "a100")
+    return DeviceModel{"a100", 19.5e12, 312e12, 2.0e12};
+  if (name == "h100")
+    return DeviceModel{"h100", 67e12, 989e12, 3.35e12};
+  if (name == "h200")
+    return DeviceModel{"h200", 67e12, 989e12, 4.8e12};
+  if (name == "cpu")
+    return DeviceModel{"cpu", 60e9, 5e9, 20e9};
+  return std::nullopt;
+}
+
+std::optional<LinkModel> mlir::zshard::lookupLink(StringRef name) {
+  // Per-direction bandwidth per rank and a per-step latency.
+  if (name == "nvlink")
+    return LinkModel{"nvlink", 450e9, 3e-6};
+  if (name == "ib")
+    return LinkModel{"ib", 50e9, 5e-6}; // 400 Gbit/s NDR
+  if (name == "eth100")
+    return LinkModel{"eth100", 12.5e9, 20e-6};
+  if (name == "eth10")
+    return LinkModel{"eth10", 1.25e9, 50e-6};
+  return std::nullopt;
+}
+
+StringRef mlir::zshard::getDevicePresetNames() { return "a100, h100, h200, cpu"; }
+StringRef mlir::zshard::getLinkPresetNames() {
+  return "nvlink, ib, eth100, eth10";
+}
+
+static int64_t bytesOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return 0;
+  Type element = tensor.getElementType();
+  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+  return tensor.getNumElements() * ((bits + 7) / 8);
+}
+
+double CostModel::opSeconds(Operation *op) const {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp) {
+    // Copies into or out of slices move their bytes; views move none.
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+      return 2.0 * double(bytesOf(insert.getSourceType())) /
+             device.memoryBandwidth;
+    return 0;
+  }
+  double iterations = 1;
+  for (int64_t range : linalgOp.getStaticLoopRanges())
+    iterations *= ShapedType::isDynamic(range) ? 1 : double(range);
+  double flops =
+      linalgOp.getNumReductionLoops() ? 2 * iterations : iterations;
+  double bytes = 0;
+  for (Value operand : op->getOperands())
+    bytes += double(bytesOf(operand.getType()));
+  for (Value result : op->getResults())
+    bytes += double(bytesOf(result.getType()));
+  Type element;
+  if (op->getNumOperands())
+    if (auto shaped = dyn_cast<ShapedType>(op->getOperand(0).getType()))
+      element = shaped.getElementType();
+  double peak = element && element.isBF16() ? device.bf16Flops : device.f32Flops;
+  return std::max(flops / peak, bytes / device.memoryBandwidth);
+}
+
+double CostModel::collectiveSeconds(StringRef kind, int64_t bytes,
+                                    int64_t ranks) const {
+  if (ranks <= 1)
+    return 0;
+  double steps = double(ranks - 1);
+  double one = steps * link.latency +
+               steps / double(ranks) * double(bytes) / link.bandwidth;
+  return kind == "all_reduce" ? 2 * one : one;
+}
+
+/// Ranks in the group of `op`, from its grid's static shape.
+static std::optional<int64_t> groupSize(CollectiveOpInterface op) {
+  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+      op, op.getGridAttr());
+  if (!grid)
+    return std::nullopt;
+  int64_t size = 1;
+  for (int64_t axis : op.getGridAxes()) {
+    int64_t extent = grid.getShape()[axis];
+    if (ShapedType::isDynamic(extent))
+      return std::nullopt;
+    size *= extent;
+  }
+  return size;
+}
+
+FailureOr<CostReport> CostModel::estimate(func::FuncOp step) const {
+  CostReport report;
+  double compute = 0, comm = 0;
+  llvm::DenseMap<Value, double> done; // token -> completion time
+  for (Operation &op : step.front().without_terminator()) {
+    if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
+      std::optional<int64_t> ranks = groupSize(collective);
+      if (!ranks)
+        return op.emitError("cost model: the grid of this collective has no "
+                            "static size");
+      StringRef kind = stringifyCollectiveKind(collective.getCollectiveKind());
+      int64_t bytes = kind == "reduce_scatter" ? collective.getInputBytes()
+                                               : collective.getResultBytes();
+      double seconds = collectiveSeconds(kind, bytes, *ranks);
+      report.communicationSeconds += seconds;
+      ++report.collectives;
+      comm = std::max(comm, compute) + seconds;
+      if (collective.isAsync()) {
+        done[op.getResult(0)] = comm;
+      } else {
+        report.exposedSeconds += comm - compute;
+        compute = comm;
+      }
+      continue;
+    }
+    if (auto wait = dyn_cast<WaitOp>(op)) {
+      double ready = done.lookup(wait.getToken());
+      if (ready > compute) {
+        report.exposedSeconds += ready - compute;
+        compute = ready;
+      }
+      continue;
+    }
+    double seconds = 0;
+    op.walk([&](Operation *nested) { seconds += opSeconds(nested); });
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      double iterations = 1;
+      for (int64_t range : linalgOp.getStaticLoopRanges())
+        iterations *= ShapedType::isDynamic(range) ? 1 : double(range);
+      report.flops += linalgOp.getNumReductionLoops() ? 2 * iterations
+                                                      : iterations;
+    }
+    report.computeSeconds += seconds;
+    compute += seconds;
+  }
+  report.stepSeconds = std::max(compute, comm);
+  return report;
+}
+
+std::string CostReport::toJSON() const {
+  llvm::json::Object object{{"step_s", stepSeconds},
+                            {"compute_s", computeSeconds},
+                            {"communication_s", communicationSeconds},
+                            {"exposed_communication_s", exposedSeconds},
+                            {"flops", flops},
+                            {"collectives", collectives}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(object));
+  return text;
+}

@@ -1,0 +1,84 @@
+//===- CostModelPass.cpp - --zshard-cost-model ----------------------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Analysis/CostModel.h"
+#include "zshard/Analysis/StepContract.h"
+#include "zshard/Transforms/Passes.h"
+
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <sstream>
+
+namespace mlir {
+namespace zshard {
+#define GEN_PASS_DEF_COSTMODELPASS
+#include "zshard/Transforms/Passes.h.inc"
+} // namespace zshard
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+namespace {
+
+struct CostModelPass
+    : public mlir::zshard::impl::CostModelPassBase<CostModelPass> {
+  using CostModelPassBase::CostModelPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<DeviceModel> dev = lookupDevice(device);
+    if (!dev) {
+      module.emitError() << "zshard-cost-model: unknown device '" << device
+                         << "'; presets: " << getDevicePresetNames();
+      return signalPassFailure();
+    }
+    std::optional<LinkModel> net = lookupLink(link);
+    if (!net) {
+      module.emitError() << "zshard-cost-model: unknown link '" << link
+                         << "'; presets: " << getLinkPresetNames();
+      return signalPassFailure();
+    }
+    if (peakFlops > 0)
+      dev->f32Flops = dev->bf16Flops = peakFlops;
+    if (memBandwidth > 0)
+      dev->memoryBandwidth = memBandwidth;
+    if (linkBandwidth > 0)
+      net->bandwidth = linkBandwidth;
+    if (linkLatency >= 0)
+      net->latency = linkLatency;
+    StepContract contract(module);
+    if (failed(contract.run()))
+      return signalPassFailure();
+    FailureOr<CostReport> cost =
+        CostModel(*dev, *net).estimate(contract.getStep());
+    if (failed(cost))
+      return signalPassFailure();
+    auto g = [](double seconds) {
+      std::ostringstream os;
+      os << seconds; // 6 significant digits
+      return os.str();
+    };
+    contract.getStep().emitRemark()
+        << "cost model (" << dev->name << ", " << net->name << "): step "
+        << g(cost->stepSeconds) << " s, compute " << g(cost->computeSeconds)
+        << " s, communication " << g(cost->communicationSeconds)
+        << " s, exposed " << g(cost->exposedSeconds) << " s";
+    if (report.empty())
+      return;
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(report, &error);
+    if (!out) {
+      module.emitError("zshard-cost-model: ") << error;
+      return signalPassFailure();
+    }
+    out->os() << cost->toJSON() << "\n";
+    out->keep();
+  }
+};
+
+} // namespace
