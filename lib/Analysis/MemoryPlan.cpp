@@ -270,8 +270,7 @@ void mlir::zshard::addRuntimeHeldBuffers(MemoryPlan &plan,
   }
 }
 
-/// `bytes` in the largest binary unit that keeps it at least 1.
-static std::string humanBytes(int64_t bytes) {
+std::string mlir::zshard::formatBytes(int64_t bytes) {
   static constexpr StringLiteral units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = double(bytes);
   unsigned unit = 0;
@@ -293,6 +292,6 @@ std::string mlir::zshard::formatMemoryTable(const MemoryPlan &plan) {
                         plan.getPeaks()[c], plan.getLiveAtPeak()[c]);
   os << llvm::formatv("{0,-16} {1,16} {2,16} {3,16}\n", "total", "", "",
                       plan.getPeakTotal());
-  os << "peak per rank: " << humanBytes(plan.getPeakTotal()) << "\n";
+  os << "peak per rank: " << formatBytes(plan.getPeakTotal()) << "\n";
   return text;
 }

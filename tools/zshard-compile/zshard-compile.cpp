@@ -14,6 +14,7 @@
 #include "zshard/Analysis/MemoryPlan.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/InitAll.h"
+#include "zshard/Pipelines/AutoShard.h"
 #include "zshard/Pipelines/Pipelines.h"
 #include "zshard/Target/Artifact.h"
 #include "zshard/Transforms/Passes.h"
@@ -76,6 +77,21 @@ static cl::opt<std::string> costDevice("device",
                                        cl::init("h100"));
 static cl::opt<std::string> costLink("link", cl::desc("Cost model link preset"),
                                      cl::init("ib"));
+static cl::opt<bool> autoShard(
+    "auto", cl::desc("Choose the strategy (and checkpointing) for --ranks "
+                     "under --memory-per-rank by the memory plan and the "
+                     "cost model for --device over --link; the input is an "
+                     "unsharded step"));
+static cl::opt<int64_t> autoRanks("ranks", cl::desc("--auto: ranks"),
+                                  cl::init(1));
+static cl::opt<std::string>
+    autoMemory("memory-per-rank",
+               cl::desc("--auto: memory per rank, e.g. 80GiB"), cl::init(""));
+static cl::opt<std::string>
+    autoPattern("auto-pattern",
+                cl::desc("--auto: module paths of units and checkpointed "
+                         "blocks"),
+                cl::init("h.<i>"));
 static cl::opt<std::string> memoryJSON(
     "memory-json",
     cl::desc("Write the memory plan (peaks and live-bytes timeline) as JSON"),
@@ -126,6 +142,9 @@ int main(int argc, char **argv) {
   mlir::zshard::registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics name their location; a whole step printed after them would
+  // bury the message.
+  context.printOpOnDiagnostic(false);
 
   StopWatch total;
   std::string error;
@@ -145,6 +164,31 @@ int main(int argc, char **argv) {
   verify.addPass(mlir::zshard::createVerifyContract());
   if (failed(verify.run(*module)))
     return fail(inputFile + " is not a valid training step (see above)");
+  if (autoShard) {
+    mlir::zshard::AutoShardOptions options;
+    options.ranks = autoRanks;
+    std::optional<int64_t> memory = mlir::zshard::parseByteSize(autoMemory);
+    if (!memory)
+      return fail("--auto needs --memory-per-rank as a byte size such as "
+                  "80GiB, got '" +
+                  autoMemory + "'");
+    options.memoryPerRank = *memory;
+    std::optional<mlir::zshard::DeviceModel> device =
+        mlir::zshard::lookupDevice(costDevice);
+    std::optional<mlir::zshard::LinkModel> link =
+        mlir::zshard::lookupLink(costLink);
+    if (!device || !link)
+      return fail("unknown --device or --link; presets: " +
+                  mlir::zshard::getDevicePresetNames() + "; " +
+                  mlir::zshard::getLinkPresetNames());
+    options.device = *device;
+    options.link = *link;
+    options.pattern = autoPattern;
+    if (autoRanks < 1)
+      return fail("--ranks must be at least 1");
+    if (failed(mlir::zshard::autoShard(*module, options, llvm::outs())))
+      return fail("--auto found no strategy for " + inputFile + " (see above)");
+  }
   mlir::zshard::StepContract contract(*module);
   if (failed(contract.run()))
     return fail("cannot read the step contract");

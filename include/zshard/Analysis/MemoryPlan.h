@@ -103,6 +103,9 @@ class StepContract;
 /// batch inputs to activations, hyper-parameters and the loss to other.
 void addRuntimeHeldBuffers(MemoryPlan &plan, const StepContract &contract);
 
+/// `bytes` in the largest binary unit that keeps it at least 1 ("1.50 MiB").
+std::string formatBytes(int64_t bytes);
+
 /// The plan as a table: one row per category with the bytes held by the
 /// runtime, the category's own peak, and its share of the total peak.
 std::string formatMemoryTable(const MemoryPlan &plan);

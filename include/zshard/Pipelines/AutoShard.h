@@ -1,0 +1,65 @@
+//===- AutoShard.h - choosing a strategy under a memory budget --*- C++ -*-===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The "auto" of auto-sharding: given ranks, memory per rank, a device and a
+/// link, tries the candidates in FSDP's decision order -- no_shard, then
+/// with activation checkpointing, shard_grad_op, full_shard (each with and
+/// without checkpointing) -- on copies of the step, predicts each one's
+/// per-rank peak (the memory plan) and step time (the cost model, with the
+/// prefetch schedule), keeps those that fit and picks the fastest.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_PIPELINES_AUTOSHARD_H
+#define ZSHARD_PIPELINES_AUTOSHARD_H
+
+#include "zshard/Analysis/CostModel.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace mlir {
+namespace zshard {
+
+struct AutoShardOptions {
+  int64_t ranks = 1;
+  int64_t memoryPerRank = 0; ///< bytes
+  DeviceModel device;
+  LinkModel link;
+  /// Module paths of the units and checkpointed blocks (form-units and
+  /// remat `pattern`).
+  std::string pattern = "h.<i>";
+};
+
+/// One candidate and what it would cost.
+struct AutoCandidate {
+  std::string strategy;
+  bool remat = false;
+  int64_t peakBytes = 0;
+  double stepSeconds = 0;
+  double exposedSeconds = 0;
+  bool fits = false;
+  std::string name() const { return strategy + (remat ? "+remat" : ""); }
+};
+
+/// Evaluates the candidates on copies of `module` (an unsharded step),
+/// prints a table of them with the reason each won or lost to `os`, and
+/// applies the winner's passes (checkpointing, units, sharding, prefetch) to
+/// `module`. Fails, naming the shortfall in bytes, when nothing fits.
+FailureOr<AutoCandidate> autoShard(ModuleOp module,
+                                   const AutoShardOptions &options,
+                                   llvm::raw_ostream &os);
+
+/// Parses a byte size such as `80GiB`, `512MiB`, `1.5GB` or `1024`.
+std::optional<int64_t> parseByteSize(StringRef text);
+
+} // namespace zshard
+} // namespace mlir
+
+#endif // ZSHARD_PIPELINES_AUTOSHARD_H

@@ -1,0 +1,148 @@
+//===- AutoShard.cpp - choosing a strategy under a memory budget ----------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Pipelines/AutoShard.h"
+
+#include "zshard/Analysis/MemoryPlan.h"
+#include "zshard/Analysis/StepContract.h"
+#include "zshard/Pipelines/Pipelines.h"
+#include "zshard/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+std::optional<int64_t> mlir::zshard::parseByteSize(StringRef text) {
+  text = text.trim();
+  static const std::pair<StringRef, double> units[] = {
+      {"TiB", 1024.0 * 1024 * 1024 * 1024},
+      {"GiB", 1024.0 * 1024 * 1024},
+      {"MiB", 1024.0 * 1024},
+      {"KiB", 1024.0},
+      {"TB", 1e12},
+      {"GB", 1e9},
+      {"MB", 1e6},
+      {"KB", 1e3},
+      {"B", 1.0}};
+  double scale = 1.0;
+  for (auto [suffix, factor] : units)
+    if (text.consume_back(suffix)) {
+      scale = factor;
+      break;
+    }
+  double value;
+  if (text.trim().getAsDouble(value) || !(value > 0) || value * scale > 9e18)
+    return std::nullopt;
+  return int64_t(value * scale);
+}
+
+/// The passes that turn the unsharded step into `candidate`.
+static void buildCandidatePipeline(OpPassManager &pm,
+                                   const AutoCandidate &candidate,
+                                   const AutoShardOptions &options) {
+  if (candidate.remat) {
+    RematOptions remat;
+    remat.policy = "all";
+    remat.pattern = options.pattern;
+    pm.addPass(createRemat(remat));
+  }
+  FormUnitsOptions units;
+  units.pattern = options.pattern;
+  units.ranks = options.ranks;
+  units.strategy = candidate.strategy;
+  pm.addPass(createFormUnits(units));
+  pm.addPass(createShard());
+  pm.addPass(createAsync());
+  pm.addPass(createPrefetch());
+}
+
+FailureOr<AutoCandidate> mlir::zshard::autoShard(ModuleOp module,
+                                                 const AutoShardOptions &options,
+                                                 llvm::raw_ostream &os) {
+  SmallVector<AutoCandidate> candidates;
+  for (StringRef strategy : {"no_shard", "shard_grad_op", "full_shard"})
+    for (bool remat : {false, true})
+      candidates.push_back({strategy.str(), remat});
+
+  os << llvm::formatv("auto: {0} ranks, {1} per rank, {2} over {3}\n",
+                      options.ranks, formatBytes(options.memoryPerRank),
+                      options.device.name, options.link.name);
+  os << llvm::formatv("{0,-24} {1,14} {2,12} {3,12}  {4}\n", "candidate",
+                      "peak/rank", "step (ms)", "exposed (ms)", "verdict");
+  for (AutoCandidate &candidate : candidates) {
+    OwningOpRef<ModuleOp> copy = module.clone();
+    PassManager sharding(module.getContext());
+    buildCandidatePipeline(sharding, candidate, options);
+    if (failed(sharding.run(*copy)))
+      return module.emitError() << "auto: cannot build candidate "
+                                << candidate.name() << " (see above)";
+    StepContract contract(*copy);
+    if (failed(contract.run()))
+      return failure();
+    FailureOr<CostReport> cost =
+        CostModel(options.device, options.link).estimate(contract.getStep());
+    if (failed(cost))
+      return failure();
+    candidate.stepSeconds = cost->stepSeconds;
+    candidate.exposedSeconds = cost->exposedSeconds;
+    std::string stepName = contract.getStep().getSymName().str();
+    PassManager bufferize(module.getContext());
+    buildBufferizeStepPipeline(bufferize, LowerToLLVMOptions());
+    if (failed(bufferize.run(*copy)))
+      return module.emitError() << "auto: cannot plan the memory of "
+                                << candidate.name() << " (see above)";
+    MemoryPlan plan(copy->lookupSymbol<func::FuncOp>(stepName));
+    if (failed(plan.run()))
+      return failure();
+    addRuntimeHeldBuffers(plan, contract);
+    candidate.peakBytes = plan.getPeakTotal();
+    candidate.fits = candidate.peakBytes <= options.memoryPerRank;
+  }
+
+  AutoCandidate *best = nullptr;
+  for (AutoCandidate &candidate : candidates)
+    if (candidate.fits &&
+        (!best || candidate.stepSeconds < best->stepSeconds))
+      best = &candidate;
+  for (AutoCandidate &candidate : candidates) {
+    std::string verdict;
+    if (&candidate == best)
+      verdict = "chosen: the fastest that fits";
+    else if (!candidate.fits)
+      verdict = "does not fit: " +
+                formatBytes(candidate.peakBytes - options.memoryPerRank) + " over";
+    else
+      verdict = llvm::formatv("fits, {0:f2}x slower than {1}",
+                              candidate.stepSeconds / best->stepSeconds,
+                              best->name())
+                    .str();
+    os << llvm::formatv("{0,-24} {1,14} {2,12:f3} {3,12:f3}  {4}\n",
+                        candidate.name(), formatBytes(candidate.peakBytes),
+                        candidate.stepSeconds * 1e3,
+                        candidate.exposedSeconds * 1e3, verdict);
+  }
+  os << llvm::formatv("{0,-24} {1,14} {2,12} {3,12}  {4}\n",
+                      "offload optimizer state", "-", "-", "-",
+                      "not tried: the runtime has no host pool yet");
+  if (!best) {
+    const AutoCandidate *smallest = &candidates.front();
+    for (const AutoCandidate &candidate : candidates)
+      if (candidate.peakBytes < smallest->peakBytes)
+        smallest = &candidate;
+    return module.emitError()
+           << "auto: nothing fits " << options.memoryPerRank
+           << " bytes per rank; the smallest peak is " << smallest->name()
+           << "'s " << smallest->peakBytes << " bytes, "
+           << smallest->peakBytes - options.memoryPerRank << " bytes short";
+  }
+  PassManager apply(module.getContext());
+  buildCandidatePipeline(apply, *best, options);
+  if (failed(apply.run(module)))
+    return failure();
+  return *best;
+}
