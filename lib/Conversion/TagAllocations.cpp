@@ -10,6 +10,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/MemoryPlan.h"
 #include "zshard/Analysis/PhaseAnalysis.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Conversion/Passes.h"
@@ -32,15 +33,12 @@ using namespace mlir::zshard;
 
 namespace {
 
-constexpr StringLiteral kSetCategory = "zshard_rt_step_set_alloc_category";
-
-/// The runtime's zshard_rt_mem_category values this pass uses.
-enum Category : int32_t {
-  Gradients = 1,
-  Activations = 3,
-  Communication = 4,
-  Other = 5
-};
+/// The runtime's categories this pass uses (zshard_rt_mem_category).
+using Category = MemCategory;
+constexpr Category Gradients = MemCategory::Gradients;
+constexpr Category Activations = MemCategory::Activations;
+constexpr Category Communication = MemCategory::Communication;
+constexpr Category Other = MemCategory::Other;
 
 /// The phase an op (or the top-level op holding it) was annotated with.
 std::optional<Phase> getAnnotatedPhase(Operation *op, Block *body) {
@@ -94,7 +92,7 @@ struct TagAllocationsPass
       return;
     Builder b(&getContext());
     func::FuncOp callee = getOrDeclareRuntimeFunction(
-        module, kSetCategory, b.getFunctionType({b.getI32Type()}, {}));
+        module, kSetAllocCategoryFn, b.getFunctionType({b.getI32Type()}, {}));
     for (memref::AllocOp alloc : allocs) {
       Block *body = &alloc->getParentOfType<func::FuncOp>().front();
       Category category = categorize(alloc, body);
@@ -103,7 +101,7 @@ struct TagAllocationsPass
       numOther += category == Other || category == Communication;
       OpBuilder builder(alloc);
       Value code = arith::ConstantIntOp::create(builder, alloc.getLoc(),
-                                                builder.getI32Type(), category);
+                                                builder.getI32Type(), int64_t(category));
       func::CallOp::create(builder, alloc.getLoc(), callee, code);
     }
   }
