@@ -5,6 +5,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${ZSHARD_BUILD_DIR:-$root/build}"
 jobs="${ZSHARD_JOBS:-2}"
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/zshard-ccache}"
+# Paths relative to the checkout, so that clones in other directories hit
+# the same cache entries.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 cmake -S "$root" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \

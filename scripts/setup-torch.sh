@@ -27,18 +27,10 @@ then
   exit 0
 fi
 
-# The venv module (Debian's python3-venv), installed the way scripts/setup.sh
-# installs packages.
+# The venv module is Debian's python3-venv, which scripts/setup.sh installs.
 if ! "$python" -c "import venv, ensurepip" 2>/dev/null; then
-  echo "setup-torch: installing python3-venv"
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || { echo "setup-torch: need root or sudo to install python3-venv" >&2; exit 1; }
-    SUDO="sudo"
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -q
-  $SUDO apt-get install -y -q --no-install-recommends python3-venv
+  echo "setup-torch: $python has no venv module; run scripts/setup.sh first (it installs python3-venv)" >&2
+  exit 1
 fi
 
 start=$(date +%s)

@@ -8,6 +8,7 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev libopenblas-dev libopenmpi-dev openmpi-bin
   nlohmann-json3-dev python3 python3-numpy python3-matplotlib
+  python3-venv
 )
 
 missing=()
