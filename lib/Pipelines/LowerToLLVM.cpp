@@ -64,9 +64,11 @@ void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
   if (options.runtimeMatmul)
     pm.addPass(zshard::createMatmulToRuntime());
   pm.addPass(zshard::createLowerStridedCopies());
-  bufferization::BufferDeallocationPipelineOptions dealloc;
-  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
-  pm.addNestedPass<func::FuncOp>(zshard::createDeallocAfterLastUse());
+  // Deallocations right after last uses (the upstream deallocation
+  // pipeline only where the step is not one straight-line block).
+  zshard::DeallocAfterLastUseOptions dealloc;
+  dealloc.insertDeallocs = true;
+  pm.addPass(zshard::createDeallocAfterLastUse(dealloc));
 
 }
 

@@ -1,4 +1,4 @@
-// RUN: zshard-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(zshard-dealloc-after-last-use))" | FileCheck %s
+// RUN: zshard-opt %s --split-input-file --zshard-dealloc-after-last-use | FileCheck %s
 
 // Tests that each dealloc moves to just after the last op touching its
 // buffer: through a view, through an op nested in a region, and through the
@@ -67,5 +67,57 @@ func.func @argument(%m: memref<8xf32>) {
   linalg.fill ins(%f : f32) outs(%m : memref<8xf32>)
   memref.dealloc %m : memref<8xf32>
   memref.dealloc %a : memref<8xf32>
+  return
+}
+
+// -----
+
+// RUN: zshard-opt %s --split-input-file --zshard-dealloc-after-last-use=insert-deallocs=1 | FileCheck %s --check-prefix=INSERT
+// With insert-deallocs, a straight-line step with no deallocations gets one
+// per allocation, right after its last use (a view's use counts, an
+// unused buffer is freed at once).
+// INSERT-LABEL: func.func @fresh
+// INSERT:      %[[A:.*]] = memref.alloc() : memref<8xf32>
+// INSERT-NEXT: %[[B:.*]] = memref.alloc() : memref<8xf32>
+// INSERT-NEXT: memref.dealloc %[[B]]
+// INSERT-NEXT: linalg.fill {{.*}} outs(%[[A]]
+// INSERT-NEXT: %[[V:.*]] = memref.subview %[[A]]
+// INSERT-NEXT: linalg.copy ins(%[[V]] {{.*}}) outs(%arg0
+// INSERT-NEXT: memref.dealloc %[[A]]
+// INSERT-NEXT: return
+func.func @fresh(%out: memref<4xf32>) {
+  %f = arith.constant 1.0 : f32
+  %a = memref.alloc() : memref<8xf32>
+  %b = memref.alloc() : memref<8xf32>
+  linalg.fill ins(%f : f32) outs(%a : memref<8xf32>)
+  %v = memref.subview %a[0] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1]>>
+  linalg.copy ins(%v : memref<4xf32, strided<[1]>>) outs(%out : memref<4xf32>)
+  return
+}
+
+// -----
+
+// An allocation inside a loop is not straight-line: the upstream
+// deallocation pipeline places its deallocation (inside the loop), and the
+// top-level one is then moved after its last use.
+// INSERT-LABEL: func.func @loop
+// INSERT:      %[[T:.*]] = memref.alloc() : memref<8xf32>
+// INSERT:      linalg.fill {{.*}} outs(%[[T]]
+// INSERT-NEXT: memref.dealloc %[[T]]
+// INSERT:      scf.for
+// INSERT:        %[[I:.*]] = memref.alloc() : memref<2xf32>
+// INSERT:        memref.dealloc %[[I]]
+func.func @loop(%out: memref<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %f = arith.constant 1.0 : f32
+  %t = memref.alloc() : memref<8xf32>
+  linalg.fill ins(%f : f32) outs(%t : memref<8xf32>)
+  scf.for %i = %c0 to %c4 step %c1 {
+    %in = memref.alloc() : memref<2xf32>
+    linalg.fill ins(%f : f32) outs(%in : memref<2xf32>)
+    linalg.copy ins(%in : memref<2xf32>) outs(%out : memref<2xf32>)
+  }
   return
 }

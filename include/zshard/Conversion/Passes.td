@@ -104,7 +104,7 @@ def LocalizeInits : Pass<"zshard-localize-inits", "::mlir::func::FuncOp"> {
 }
 
 def DeallocAfterLastUse
-    : Pass<"zshard-dealloc-after-last-use", "::mlir::func::FuncOp"> {
+    : Pass<"zshard-dealloc-after-last-use", "::mlir::ModuleOp"> {
   let summary = "Free each buffer right after its last use";
   let description = [{
     Ownership-based buffer deallocation frees the buffers of a block at its
@@ -121,11 +121,31 @@ def DeallocAfterLastUse
     Uses nested in regions count for their top-level op. Over-approximating
     the uses only frees later, never too early.
 
+    With `insert-deallocs`, the pass places the deallocations itself where
+    it can: when every function of the module allocates only at the top
+    level of a single block and returns no allocation, each allocation
+    without a deallocation gets one right after its last use. This is linear
+    in the step, where the upstream pipeline's simplification is quadratic
+    (70 of 81 seconds of an 80-layer plan). Otherwise it runs the upstream
+    buffer-deallocation pipeline first and then moves its deallocations.
+
     With this pass `zshard.release` is honoured: a unit gathered for forward
     is used by nothing after its release, so its buffer is freed there.
   }];
+  let options = [
+    Option<"insertDeallocs", "insert-deallocs", "bool", "false",
+           "Place the deallocations (upstream pipeline only as fallback)">
+  ];
+  // The upstream deallocation pipeline, run as the fallback, builds ops of
+  // these dialects.
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
   let statistics = [
-    Statistic<"numMoved", "moved", "Deallocations moved earlier">
+    Statistic<"numMoved", "moved", "Deallocations moved earlier">,
+    Statistic<"numInserted", "inserted", "Deallocations inserted">
   ];
 }
 
