@@ -292,6 +292,21 @@ void PrefetchPass::runOnOperation() {
       wait->moveBefore(first);
   }
 
+  // Reductions in flight one at a time: a reduce-scatter or all-reduce is
+  // waited for before the next one starts at the latest, so their inputs
+  // (whole unit gradients) do not pile up until the optimizer.
+  Operation *previousWait = nullptr;
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (!isa<ReduceScatterStartOp, AllReduceStartOp>(op))
+      continue;
+    if (previousWait && op.isBeforeInBlock(previousWait))
+      previousWait->moveBefore(&op);
+    previousWait = nullptr;
+    for (Operation *user : op.getResult(0).getUsers())
+      if (isa<WaitOp>(user))
+        previousWait = user;
+  }
+
   PhaseAnalysis phases(step);
   if (failed(phases.run())) {
     step.emitError("zshard-prefetch: cannot derive the phases of the step");

@@ -497,16 +497,19 @@ LogicalResult ShardPass::replicateUnit(UnitPlan &plan) {
       return unit.emitOpError()
              << "the optimizer update of '" << m.layout.getName()
              << "' runs before the unit's last gradient";
-    Value grad =
-        extractMember(builder, loc, reduced, m.layout, unit.getReduceType());
+    // Reduced in the unit's reduce type, used in the gradient's own (bf16
+    // gradients reduced in f32, say).
     Value oldGrad = m.update->op->getOperand(m.update->gradOperand);
+    Type element = cast<RankedTensorType>(oldGrad.getType()).getElementType();
+    Value grad = convertElements(
+        builder, loc,
+        extractMember(builder, loc, reduced, m.layout, unit.getReduceType()),
+        element);
     m.update->op->setOperand(m.update->gradOperand, grad);
     // Sums over the gradient now read the reduced one (no further
     // collective: every rank holds all of it).
     for (linalg::GenericOp sum : m.sums) {
-      Type element = cast<RankedTensorType>(oldGrad.getType()).getElementType();
-      linalg::GenericOp moved =
-          rebuildSum(builder, sum, convertElements(builder, loc, grad, element));
+      linalg::GenericOp moved = rebuildSum(builder, sum, grad);
       sum->replaceAllUsesWith(moved);
       sum->erase();
       moveDependentsAfter(moved, moved->getResults());

@@ -16,8 +16,9 @@
 // fc.1 computes; every wait sits just before the first use of its unit.
 // In backward (reverse order), the first gather (fc.2) starts as soon as
 // its forward gather is released, overlapping the loss; fc.1's starts right
-// after fc.2's backward wait, never before fc.1's forward release. Reduce-scatters start
-// after their gradients and are waited for in the optimizer.
+// after fc.2's backward wait, never before fc.1's forward release.
+// Reduce-scatters start after their gradients and are in flight one at a time: each is waited
+// for right before the next starts, the last in the optimizer.
 // PRE:      %[[T0:.*]] = zshard.all_gather_start %{{.*}} unit @fc.0
 // PRE-NEXT: %[[G0:.*]] = zshard.wait %[[T0]]
 // PRE-NEXT: %[[T1:.*]] = zshard.all_gather_start %{{.*}} unit @fc.1
@@ -40,10 +41,11 @@
 // PRE:      linalg.matmul
 // PRE:      zshard.release %[[W1]]
 // PRE-NOT:  zshard.all_gather_start
-// PRE:      zshard.reduce_scatter_start avg %{{.*}} unit @fc.0
-// PRE:      zshard.wait
-// PRE:      zshard.wait
 // PRE:      zshard.wait %[[RS2]]
+// PRE-NEXT: %[[RS1:.*]] = zshard.reduce_scatter_start avg %{{.*}} unit @fc.1
+// PRE:      zshard.wait %[[RS1]]
+// PRE-NEXT: zshard.reduce_scatter_start avg %{{.*}} unit @fc.0
+// PRE:      zshard.wait
 // PRE:      return
 
 // forward-depth=2 starts fc.0 and fc.1 together, fc.2 while fc.0

@@ -16,6 +16,9 @@
 // RUN: zshard-gen mlp --widths 4,6,3 --batch 2 --dtype bf16 \
 // RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard reduce-type=f32" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=MIXED
+// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 --dtype bf16 \
+// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=no_shard reduce-type=f32" --zshard-shard --zshard-verify-contract \
+// RUN:   | FileCheck %s --check-prefix=DDPMIXED
 // RUN: zshard-gen mlp --widths 4,3 --batch 2 | not zshard-opt --zshard-shard 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOUNITS
 
@@ -110,3 +113,8 @@
 // MIXED:      arith.extf %{{.*}} : tensor<24xbf16> to tensor<24xf32>
 // MIXED:      zshard.reduce_scatter avg %{{.*}} unit @fc.0 : tensor<30xf32> -> tensor<15xf32>
 // MIXED:      arith.truncf %{{.*}} : tensor<?xf32> to tensor<?xbf16>
+
+// no_shard with bf16 gradients reduced in f32: the all-reduced members are
+// rounded back to bf16 for the unchanged update.
+// DDPMIXED:      zshard.all_reduce avg %{{.*}} unit @fc.1 : tensor<22xf32>
+// DDPMIXED:      arith.truncf %{{.*}} : tensor<6x3xf32> to tensor<6x3xbf16>

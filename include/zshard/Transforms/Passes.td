@@ -291,7 +291,9 @@ def Prefetch : Pass<"zshard-prefetch", "::mlir::ModuleOp"> {
        yet past their last use when they have no release); 0 is no limit;
     4. reduce-scatters and all-reduces start where they were (after the
        gradient they reduce is complete) and are waited for at their first
-       use, so they overlap the rest of backward;
+       use or, if that is later, right before the next one starts: one is
+       in flight at a time, overlapping the backward compute between them,
+       and their inputs (whole unit gradients) do not pile up;
     5. `bucket-bytes=B` merges forward gathers that start at the same point
        and each move fewer than B bytes into one collective over their
        concatenated shards (fewer, larger messages), sliced back into the
