@@ -6,7 +6,10 @@
 
 #include "GradientSums.h"
 
+#include "zshard/Dialect/ZShard/IR/ZShardOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
@@ -109,4 +112,58 @@ void mlir::zshard::moveDependentsAfter(Operation *anchor, ValueRange values) {
     op->moveAfter(after);
     after = op;
   }
+}
+
+LogicalResult
+mlir::zshard::combinePartialSums(MutableArrayRef<PartialSum> partialSums) {
+  if (partialSums.empty())
+    return success();
+  UnitOp first = partialSums.front().unit;
+  Operation *last = nullptr;
+  for (PartialSum &p : partialSums) {
+    if (p.unit.getGridAttr() != first.getGridAttr() ||
+        p.unit.getShardAxes() != first.getShardAxes())
+      return p.unit.emitOpError()
+             << "shards gradients that a whole sum adds up on another grid "
+                "or shard axes than unit '"
+             << first.getSymName() << "'; zshard-shard needs one shard group "
+             << "for a sum across units";
+    if (p.partial.getType() != partialSums.front().partial.getType())
+      return p.sum.emitError("zshard-shard: whole sums over gradients of "
+                             "different element types cannot be reduced "
+                             "together");
+    Operation *def = p.partial.getDefiningOp();
+    if (!last || last->isBeforeInBlock(def))
+      last = def;
+  }
+  // One all-reduce of all partial sums, after the last of them.
+  OpBuilder builder(last->getContext());
+  builder.setInsertionPointAfter(last);
+  Location loc = NameLoc::get(builder.getStringAttr(""));
+  Type element =
+      cast<RankedTensorType>(partialSums.front().partial.getType())
+          .getElementType();
+  SmallVector<Value> scalars;
+  for (const PartialSum &p : partialSums)
+    scalars.push_back(
+        tensor::ExtractOp::create(builder, loc, p.partial, ValueRange{}));
+  Value all = tensor::FromElementsOp::create(
+      builder, loc,
+      RankedTensorType::get({int64_t(scalars.size())}, element), scalars);
+  Value total = AllReduceOp::create(
+      builder, loc, all.getType(),
+      ReduceKindAttr::get(builder.getContext(), ReduceKind::Sum), all,
+      first.getGridAttr(), builder.getDenseI64ArrayAttr(first.getShardAxes()),
+      FlatSymbolRefAttr());
+  SmallVector<Value> totals;
+  for (auto [i, p] : llvm::enumerate(partialSums)) {
+    Value index = arith::ConstantIndexOp::create(builder, loc, int64_t(i));
+    Value scalar = tensor::ExtractOp::create(builder, loc, total, index);
+    totals.push_back(tensor::FromElementsOp::create(
+        builder, loc, p.partial.getType(), ValueRange{scalar}));
+    p.sum->getResult(0).replaceAllUsesWith(totals.back());
+    p.sum->erase();
+  }
+  moveDependentsAfter(totals.back().getDefiningOp(), totals);
+  return success();
 }

@@ -17,6 +17,8 @@
 #ifndef ZSHARD_LIB_TRANSFORMS_GRADIENTSUMS_H
 #define ZSHARD_LIB_TRANSFORMS_GRADIENTSUMS_H
 
+#include "zshard/Dialect/ZShard/IR/ZShardOps.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 
@@ -41,6 +43,20 @@ linalg::GenericOp rebuildSum(OpBuilder &builder, linalg::GenericOp sum,
 /// `anchor`, keeping their order. Used after the definitions of `values` were
 /// rebuilt later in the block than their old users.
 void moveDependentsAfter(Operation *anchor, ValueRange values);
+
+/// A whole sum over a gradient rebuilt on this rank's shard of it: the
+/// partial sums of all ranks add up to the old sum.
+struct PartialSum {
+  linalg::GenericOp sum;
+  Value partial;
+  UnitOp unit;
+};
+
+/// Adds up the partial sums of all ranks with one `all_reduce sum` over the
+/// units' (common) shard axes, after the last of them, and replaces each old
+/// sum by its total, moving what depends on the totals after them. Fails
+/// when the units shard on different groups or the sums differ in type.
+LogicalResult combinePartialSums(MutableArrayRef<PartialSum> partialSums);
 
 } // namespace zshard
 } // namespace mlir

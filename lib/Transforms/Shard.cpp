@@ -46,13 +46,6 @@ struct Member {
   SmallVector<linalg::GenericOp> sums;
 };
 
-/// A whole sum over a gradient rebuilt on this rank's shard of it: the
-/// partial sums of all ranks add up to the old sum.
-struct PartialSum {
-  linalg::GenericOp sum;
-  Value partial;
-  UnitOp unit;
-};
 
 /// Everything the rewrite of one unit needs.
 struct UnitPlan {
@@ -85,9 +78,6 @@ struct ShardPass : public mlir::zshard::impl::ShardBase<ShardPass> {
   Value packGradients(UnitPlan &plan, OpBuilder &builder);
   LogicalResult shardUnit(UnitPlan &plan);
   LogicalResult replicateUnit(UnitPlan &plan);
-  /// Adds up the partial sums of all ranks with one all-reduce and replaces
-  /// the old sums with the totals.
-  LogicalResult combinePartialSums();
 
   // Per-run state.
   func::FuncOp step;
@@ -518,61 +508,6 @@ LogicalResult ShardPass::replicateUnit(UnitPlan &plan) {
   return success();
 }
 
-LogicalResult ShardPass::combinePartialSums() {
-  if (partialSums.empty())
-    return success();
-  UnitOp first = partialSums.front().unit;
-  Operation *last = nullptr;
-  for (PartialSum &p : partialSums) {
-    if (p.unit.getGridAttr() != first.getGridAttr() ||
-        p.unit.getShardAxes() != first.getShardAxes())
-      return p.unit.emitOpError()
-             << "shards gradients that a whole sum adds up on another grid "
-                "or shard axes than unit '"
-             << first.getSymName() << "'; zshard-shard needs one shard group "
-             << "for a sum across units";
-    if (p.partial.getType() != partialSums.front().partial.getType())
-      return p.sum.emitError("zshard-shard: whole sums over gradients of "
-                             "different element types cannot be reduced "
-                             "together");
-    Operation *def = p.partial.getDefiningOp();
-    if (!last || last->isBeforeInBlock(def))
-      last = def;
-  }
-  // One all-reduce of all partial sums, after the last of them.
-  OpBuilder builder(last->getContext());
-  builder.setInsertionPointAfter(last);
-  Location loc = NameLoc::get(builder.getStringAttr(""));
-  Type element =
-      cast<RankedTensorType>(partialSums.front().partial.getType())
-          .getElementType();
-  SmallVector<Value> scalars;
-  for (const PartialSum &p : partialSums)
-    scalars.push_back(
-        tensor::ExtractOp::create(builder, loc, p.partial, ValueRange{}));
-  Value all = tensor::FromElementsOp::create(
-      builder, loc,
-      RankedTensorType::get({int64_t(scalars.size())}, element), scalars);
-  Value total = AllReduceOp::create(
-      builder, loc, all.getType(),
-      ReduceKindAttr::get(builder.getContext(), ReduceKind::Sum), all,
-      first.getGridAttr(), builder.getDenseI64ArrayAttr(first.getShardAxes()),
-      FlatSymbolRefAttr());
-  ++numReductions;
-  SmallVector<Value> totals;
-  for (auto [i, p] : llvm::enumerate(partialSums)) {
-    Value index = arith::ConstantIndexOp::create(builder, loc, int64_t(i));
-    Value scalar = tensor::ExtractOp::create(builder, loc, total, index);
-    totals.push_back(tensor::FromElementsOp::create(
-        builder, loc, p.partial.getType(), ValueRange{scalar}));
-    p.sum->getResult(0).replaceAllUsesWith(totals.back());
-    p.sum->erase();
-  }
-  moveDependentsAfter(totals.back().getDefiningOp(), totals);
-  partialSums.clear();
-  return success();
-}
-
 void ShardPass::runOnOperation() {
   ModuleOp module = getOperation();
   StepContract stepContract(module);
@@ -634,8 +569,11 @@ void ShardPass::runOnOperation() {
       return signalPassFailure();
   }
 
-  if (failed(combinePartialSums()))
-    return signalPassFailure();
+  if (!partialSums.empty()) {
+    if (failed(combinePartialSums(partialSums)))
+      return signalPassFailure();
+    ++numReductions;
+  }
 
   // The old updates are dead now; then the sharded arguments and results go.
   auto ret = cast<func::ReturnOp>(body(step).getTerminator());
