@@ -196,23 +196,29 @@ void MpiCommunicator::runAllGather(const Collective &c,
   complete(request, collectiveName(c.kind), comm, began);
 }
 
+bool MpiCommunicator::reducesNatively(const Collective &c) const {
+  return c.dtype == CommDType::I32 ||
+         (c.dtype == CommDType::F32 && floatReduction == MpiReduction::Native);
+}
+
+void MpiCommunicator::averageNativeSum(const Collective &c, int count) const {
+  if (c.op == ReduceOp::Avg)
+    for (int k = 0; k < count; ++k)
+      static_cast<float *>(c.recv)[k] /= float(mySize);
+}
+
 void MpiCommunicator::runReduceScatter(const Collective &c,
                                        Clock::time_point began) {
   int count = mpiCount(c, c.count);
   MPI_Datatype type = mpiType(c.dtype);
-  bool native =
-      c.dtype == CommDType::I32 ||
-      (c.dtype == CommDType::F32 && floatReduction == MpiReduction::Native);
-  if (native) {
+  if (reducesNatively(c)) {
     MPI_Op op = c.op == ReduceOp::Max ? MPI_MAX : MPI_SUM;
     MPI_Request request = MPI_REQUEST_NULL;
     ZSHARD_MPI_CHECK(where(c), MPI_Ireduce_scatter_block(
                                    c.inPlace ? MPI_IN_PLACE : c.send, c.recv,
                                    count, type, op, comm, &request));
     complete(request, collectiveName(c.kind), comm, began);
-    if (c.op == ReduceOp::Avg)
-      for (int k = 0; k < count; ++k)
-        static_cast<float *>(c.recv)[k] /= float(mySize);
+    averageNativeSum(c, count);
     return;
   }
   // Segment r of every rank's input to rank r, then reduce in rank order.
@@ -233,19 +239,14 @@ void MpiCommunicator::runAllReduce(const Collective &c,
                                    Clock::time_point began) {
   int count = mpiCount(c, c.count);
   MPI_Datatype type = mpiType(c.dtype);
-  bool native =
-      c.dtype == CommDType::I32 ||
-      (c.dtype == CommDType::F32 && floatReduction == MpiReduction::Native);
-  if (native) {
+  if (reducesNatively(c)) {
     MPI_Op op = c.op == ReduceOp::Max ? MPI_MAX : MPI_SUM;
     MPI_Request request = MPI_REQUEST_NULL;
     ZSHARD_MPI_CHECK(where(c),
                      MPI_Iallreduce(c.inPlace ? MPI_IN_PLACE : c.send, c.recv,
                                     count, type, op, comm, &request));
     complete(request, collectiveName(c.kind), comm, began);
-    if (c.op == ReduceOp::Avg)
-      for (int k = 0; k < count; ++k)
-        static_cast<float *>(c.recv)[k] /= float(mySize);
+    averageNativeSum(c, count);
     return;
   }
   // Chunk r of every rank's input to rank r, reduced there in rank order, then

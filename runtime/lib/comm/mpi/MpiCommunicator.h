@@ -81,6 +81,12 @@ private:
   void runAllGather(const Collective &c, Clock::time_point began);
   void runReduceScatter(const Collective &c, Clock::time_point began);
   void runAllReduce(const Collective &c, Clock::time_point began);
+  /// Whether MPI's own reduction serves \p c (integers always, f32 when
+  /// asked for); otherwise the inputs are reduced here in rank order.
+  bool reducesNatively(const Collective &c) const;
+  /// Turns the sum a native reduction left in \p c's receive buffer
+  /// (\p count elements) into the average, when \p c asked for one.
+  void averageNativeSum(const Collective &c, int count) const;
 
   /// Completes \p request (a non-blocking collective \p what over \p group)
   /// by polling MPI_Test: back to back at first, then with short sleeps. Past
