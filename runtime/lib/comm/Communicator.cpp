@@ -119,6 +119,10 @@ void Communicator::runNow(const Collective &collective) {
 }
 
 Request Communicator::start(const Collective &collective) {
+  return startCollective(collective);
+}
+
+Request Communicator::startCollective(const Collective &collective) {
   if (!progress)
     progress = std::make_unique<ProgressQueue>();
   return Request(

@@ -122,8 +122,15 @@ protected:
   Communicator();
 
   /// Runs \p collective to completion. Called on the caller's thread or the
-  /// progress thread, never two at a time. Throws a Failure on error.
+  /// progress thread, never two at a time. Throws a Failure on error. A
+  /// device backend (NCCL) may instead queue it on a device stream that the
+  /// caller's later device work waits for: complete as far as that work can
+  /// tell.
   virtual void run(const Collective &collective) = 0;
+  /// Starts \p collective. The default queues run() on the progress thread;
+  /// a backend whose collectives are asynchronous by nature (NCCL, on
+  /// streams) overrides it and returns a Request of its own.
+  virtual Request startCollective(const Collective &collective);
   virtual std::unique_ptr<Communicator> splitGroup(int color, int key) = 0;
 
   /// Finishes the started collectives and stops the progress thread. Every

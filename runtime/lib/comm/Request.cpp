@@ -10,6 +10,10 @@
 
 using namespace zshard::rt;
 
+RequestState::RequestState(std::function<void()> onWait,
+                           std::function<bool()> isDone)
+    : onWait(std::move(onWait)), isDone(std::move(isDone)) {}
+
 void RequestState::complete(std::exception_ptr failure) {
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -20,6 +24,14 @@ void RequestState::complete(std::exception_ptr failure) {
 }
 
 void RequestState::wait() {
+  if (onWait) {
+    std::function<void()> waiter = std::move(onWait);
+    onWait = nullptr;
+    isDone = nullptr;
+    finished = true;
+    waiter();
+    return;
+  }
   std::unique_lock<std::mutex> lock(mutex);
   finishedCv.wait(lock, [this] { return finished; });
   if (error)
@@ -27,6 +39,8 @@ void RequestState::wait() {
 }
 
 bool RequestState::done() const {
+  if (isDone)
+    return isDone();
   std::lock_guard<std::mutex> lock(mutex);
   return finished;
 }

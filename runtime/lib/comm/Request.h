@@ -16,6 +16,7 @@
 
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -24,6 +25,14 @@ namespace zshard::rt {
 /// What a Request and the thread that runs its collective share.
 class RequestState {
 public:
+  /// A collective run by a thread, which calls complete().
+  RequestState() = default;
+  /// A collective already queued on a device (NCCL): the first wait() runs
+  /// \p onWait on the waiting thread instead of blocking (e.g. makes the
+  /// compute stream wait for the collective's event), and done() asks
+  /// \p isDone. complete() is never called.
+  RequestState(std::function<void()> onWait, std::function<bool()> isDone);
+
   /// Marks the collective finished (with \p error when it failed) and wakes
   /// the waiters.
   void complete(std::exception_ptr error);
@@ -32,6 +41,8 @@ public:
   bool done() const;
 
 private:
+  std::function<void()> onWait;
+  std::function<bool()> isDone;
   mutable std::mutex mutex;
   std::condition_variable finishedCv;
   bool finished = false;

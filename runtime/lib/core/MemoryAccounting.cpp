@@ -20,18 +20,24 @@ bool zshard::rt::isValidCategory(zshard_rt_mem_category category) {
          static_cast<int>(category) < ZSHARD_RT_MEM_NUM_CATEGORIES;
 }
 
+bool zshard::rt::countsInTotal(zshard_rt_mem_category category) {
+  return category != ZSHARD_RT_MEM_HOST_OFFLOAD;
+}
+
 zshard_rt_status zshard_rt_mem_ctx::recordAlloc(zshard_rt_mem_category category,
                                                 uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mutex);
   uint64_t &categoryLive = live[category];
-  // totalLive >= categoryLive, so checking the total covers both counters.
-  if (bytes > std::numeric_limits<uint64_t>::max() - totalLive)
+  // Checking the larger counter covers both.
+  if (bytes > std::numeric_limits<uint64_t>::max() -
+                  std::max(totalLive, categoryLive))
     return setError(ZSHARD_RT_ERROR_ACCOUNTING,
                     "zshard_rt_mem_record_alloc: " + std::to_string(bytes) +
                         " bytes in '" + zshard_rt_mem_category_name(category) +
                         "' overflow the live byte counter");
   categoryLive += bytes;
-  totalLive += bytes;
+  if (countsInTotal(category))
+    totalLive += bytes;
   peak[category] = std::max(peak[category], categoryLive);
   totalPeak = std::max(totalPeak, totalLive);
   if (recording)
@@ -50,7 +56,8 @@ zshard_rt_status zshard_rt_mem_ctx::recordFree(zshard_rt_mem_category category,
                         zshard_rt_mem_category_name(category) + "' with only " +
                         std::to_string(categoryLive) + " bytes live");
   categoryLive -= bytes;
-  totalLive -= bytes;
+  if (countsInTotal(category))
+    totalLive -= bytes;
   if (recording)
     recordTimeline();
   return ZSHARD_RT_OK;

@@ -26,6 +26,10 @@ namespace zshard::rt {
 /// Whether \p category names a real category (not the count, not garbage).
 bool isValidCategory(zshard_rt_mem_category category);
 
+/// Whether \p category is device memory, counted in the totals (the host
+/// pool, ZSHARD_RT_MEM_HOST_OFFLOAD, is not).
+bool countsInTotal(zshard_rt_mem_category category);
+
 } // namespace zshard::rt
 
 /// Live and peak bytes per category, and the peak of their total.

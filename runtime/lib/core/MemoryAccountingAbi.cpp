@@ -48,6 +48,8 @@ zshard_rt_mem_category_name(zshard_rt_mem_category category) {
     return "communication";
   case ZSHARD_RT_MEM_OTHER:
     return "other";
+  case ZSHARD_RT_MEM_HOST_OFFLOAD:
+    return "host_offload";
   case ZSHARD_RT_MEM_NUM_CATEGORIES:
     break;
   }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "core/Error.h"
+#include "device/Device.h"
 
 #include <string>
 
@@ -35,4 +36,10 @@ extern "C" zshard_rt_status zshard_rt_cuda_self_test(int device, int64_t n) {
   (void)device;
   (void)n;
   return notBuilt("zshard_rt_cuda_self_test");
+}
+
+std::unique_ptr<Device> zshard::rt::makeCudaDevice(int32_t) {
+  throw DeviceFailure(ZSHARD_RT_ERROR_UNAVAILABLE,
+                      "the zshard runtime was built without CUDA "
+                      "(ZSHARD_ENABLE_CUDA=OFF)");
 }

@@ -46,6 +46,15 @@ public:
     return *it;
   }
 
+  bool boolean(const Json &object, const char *key,
+               const std::string &where) const {
+    const Json &value = field(object, key, where);
+    if (!value.is_boolean())
+      error(where, std::string("field '") + key + "' must be true or false, " +
+                       "got " + value.dump());
+    return value.get<bool>();
+  }
+
   std::string string(const Json &object, const char *key,
                      const std::string &where) const {
     const Json &value = field(object, key, where);
@@ -195,6 +204,18 @@ ArgumentDesc readArgument(const Reader &reader, const Json &entry,
     if (arg.slot.empty())
       reader.error(where, "field 'slot' is empty");
   }
+  if (entry.contains("placement")) {
+    std::string placement = reader.string(entry, "placement", where);
+    bool optState =
+        arg.role == ArgRole::OptState || arg.role == ArgRole::OptStateShard;
+    if (placement == "host" && optState)
+      arg.placement = Placement::Host;
+    else if (placement == "host")
+      reader.error(where, "only optimizer state can be placed in host memory");
+    else if (placement != "device")
+      reader.error(where, "placement must be 'device' or 'host', got '" +
+                              placement + "'");
+  }
   return arg;
 }
 
@@ -230,6 +251,11 @@ ResultDesc readResult(const Reader &reader, const Json &entry,
       reader.error(where, "field 'name' is empty");
   }
   result.type = reader.tensorType(entry, where);
+  if (entry.contains("in_place")) {
+    result.inPlace = reader.boolean(entry, "in_place", where);
+    if (result.inPlace && result.role == ResultRole::Loss)
+      reader.error(where, "the loss cannot be in place");
+  }
   return result;
 }
 

@@ -69,6 +69,10 @@ struct TensorType {
   uint64_t bytes = 0;
 };
 
+/// Where the runtime keeps an argument: device memory or the host pool
+/// (optimizer state the compiler offloaded).
+enum class Placement { Device, Host };
+
 struct ArgumentDesc {
   int64_t index = 0;
   ArgRole role = ArgRole::Param;
@@ -79,6 +83,7 @@ struct ArgumentDesc {
   std::string param;    ///< opt_state only: the parameter it belongs to.
   std::string unit;     ///< param_shard and opt_state_shard: the unit.
   std::string slot;     ///< opt_state_shard: the slot ("exp_avg", ...).
+  Placement placement = Placement::Device; ///< host: opt_state(_shard) only.
 };
 
 struct ResultDesc {
@@ -87,6 +92,9 @@ struct ResultDesc {
   std::string name; ///< "" for the loss.
   TensorType type;
   int64_t argument = -1; ///< param_out/opt_state_out: the argument updated.
+  /// The step writes the update into the argument's buffer: the runtime
+  /// passes that buffer for this result and holds no second one.
+  bool inPlace = false;
 };
 
 /// The device grid of a sharded artifact: the ranks laid out row-major over

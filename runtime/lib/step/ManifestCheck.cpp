@@ -26,7 +26,7 @@ bool sameType(const TensorType &a, const TensorType &b) {
   return a.dtype == b.dtype && a.shape == b.shape;
 }
 
-void appendTensor(std::string &out, const char *role, const std::string &name,
+void appendTensor(std::string &out, const std::string &role, const std::string &name,
                   const TensorType &type) {
   out += role;
   out += ':';
@@ -320,7 +320,10 @@ std::string zshard::rt::signatureText(const Manifest &manifest) {
     appendTensor(text, roleName(arg.role), arg.name, arg.type);
   text += "->";
   for (const ResultDesc &result : manifest.results)
-    appendTensor(text, roleName(result.role), result.name, result.type);
+    appendTensor(text,
+                 std::string(roleName(result.role)) +
+                     (result.inPlace ? "(in_place)" : ""),
+                 result.name, result.type);
   return text;
 }
 

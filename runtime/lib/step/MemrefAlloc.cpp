@@ -11,10 +11,17 @@
 // rank, set by the launcher), or of a process-wide default context when none
 // is set. A block remembers its context, so a free credits the right one.
 //
+// When the thread's current device is a GPU (zshard_rt_set_current_device),
+// the hooks hand out that device's memory instead (its pool, same context and
+// category), and a free gives a block of that device back to it; anything
+// else is freed as a host block.
+//
 //===----------------------------------------------------------------------===//
 
 #include "core/MemoryAccounting.h"
 #include "cpu/Alloc.h"
+#include "device/CurrentDevice.h"
+#include "device/Device.h"
 #include "step/Fatal.h"
 
 #include "zshard/runtime/zshard_rt.h"
@@ -40,16 +47,22 @@ constexpr size_t minAlignment = 64;
 constexpr size_t maxAlignment = size_t(1) << 21;
 
 void *allocate(const char *entry, size_t alignment, size_t size) {
+  if (Device *device = currentStepDevice())
+    return device->stepAllocate(zshard_rt_current_mem_ctx(), currentCategory,
+                                size, alignment);
   void *ptr = nullptr;
-  zshard_rt_status status =
-      zshard_rt_cpu_alloc(zshard_rt_current_mem_ctx(), currentCategory, size,
-                          alignment, &ptr);
+  zshard_rt_status status = zshard_rt_cpu_alloc(
+      zshard_rt_current_mem_ctx(), currentCategory, size, alignment, &ptr);
   if (status != ZSHARD_RT_OK)
     stepFatal(entry, "%s", zshard_rt_last_error_message());
   return ptr;
 }
 
 } // namespace
+
+zshard_rt_mem_category zshard::rt::currentStepAllocCategory() {
+  return currentCategory;
+}
 
 extern "C" void zshard_rt_set_current_mem_ctx(zshard_rt_mem_ctx *ctx) {
   currentCtx = ctx;
@@ -91,6 +104,9 @@ extern "C" void _mlir_memref_to_llvm_free(void *ptr) {
   const char *entry = "_mlir_memref_to_llvm_free";
   if (!ptr)
     return;
+  if (Device *device = currentStepDevice())
+    if (device->stepFree(ptr))
+      return;
   zshard_rt_mem_ctx *ctx = cpuBlockContext(ptr);
   if (!ctx)
     stepFatal(entry, "%p was not allocated by the runtime or was already freed",

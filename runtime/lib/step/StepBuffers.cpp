@@ -43,40 +43,75 @@ zshard_rt_mem_category zshard::rt::categoryOf(ResultRole role) {
   return ZSHARD_RT_MEM_OTHER;
 }
 
-StepBuffers::StepBuffers(const Manifest &manifest, zshard_rt_mem_ctx *ctx)
-    : manifest(manifest), ctx(ctx), numArguments(manifest.arguments.size()) {
+zshard_rt_mem_category zshard::rt::categoryOf(const ArgumentDesc &arg) {
+  if (arg.placement == Placement::Host)
+    return ZSHARD_RT_MEM_HOST_OFFLOAD;
+  return categoryOf(arg.role);
+}
+
+StepBuffers::StepBuffers(const Manifest &manifest, zshard_rt_mem_ctx *ctx,
+                         zshard_rt_device *device)
+    : manifest(manifest), ctx(ctx), device(device),
+      numArguments(manifest.arguments.size()) {
   auto allocate = [&](zshard_rt_mem_category category, uint64_t bytes,
                       const std::string &what) {
     void *ptr = nullptr;
-    if (zshard_rt_cpu_alloc(ctx, category, bytes, 0, &ptr) != ZSHARD_RT_OK) {
+    zshard_rt_placement placement = category == ZSHARD_RT_MEM_HOST_OFFLOAD
+                                        ? ZSHARD_RT_PLACEMENT_HOST
+                                        : ZSHARD_RT_PLACEMENT_DEVICE;
+    zshard_rt_status status =
+        device ? zshard_rt_device_alloc(device, ctx, category, bytes,
+                                        placement, &ptr)
+               : zshard_rt_cpu_alloc(ctx, category, bytes, 0, &ptr);
+    if (status == ZSHARD_RT_OK && device)
+      status = zshard_rt_device_memset_zero(device, ptr, bytes);
+    else if (status == ZSHARD_RT_OK)
+      std::memset(ptr, 0, bytes);
+    if (status != ZSHARD_RT_OK) {
       std::string message = zshard_rt_last_error_message();
+      if (ptr)
+        buffers.push_back(ptr);
       freeAll();
       fail(what + ": " + message);
     }
-    std::memset(ptr, 0, bytes);
     buffers.push_back(ptr);
   };
   buffers.reserve(manifest.arguments.size() + manifest.results.size());
   for (const ArgumentDesc &arg : manifest.arguments)
-    allocate(categoryOf(arg.role), arg.type.bytes,
+    allocate(categoryOf(arg), arg.type.bytes,
              std::string(roleName(arg.role)) + " '" + arg.name + "'");
-  for (const ResultDesc &result : manifest.results)
-    allocate(categoryOf(result.role), result.type.bytes,
+  for (const ResultDesc &result : manifest.results) {
+    if (result.inPlace) {
+      buffers.push_back(buffers[size_t(result.argument)]);
+      continue;
+    }
+    zshard_rt_mem_category category =
+        result.argument >= 0
+            ? categoryOf(manifest.arguments[size_t(result.argument)])
+            : categoryOf(result.role);
+    allocate(category, result.type.bytes,
              std::string(roleName(result.role)) + " '" + result.name + "'");
+  }
 }
 
 StepBuffers::~StepBuffers() { freeAll(); }
 
 void StepBuffers::freeAll() {
-  for (void *ptr : buffers)
-    zshard_rt_cpu_free(ctx, ptr);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    bool shared = i >= numArguments &&
+                  manifest.results[i - numArguments].inPlace;
+    if (!shared && device)
+      zshard_rt_device_free(device, buffers[i]);
+    else if (!shared)
+      zshard_rt_cpu_free(ctx, buffers[i]);
+  }
   buffers.clear();
 }
 
 void StepBuffers::swapUpdated() {
   for (size_t j = 0; j < manifest.results.size(); ++j) {
     int64_t arg = manifest.results[j].argument;
-    if (arg >= 0)
+    if (arg >= 0 && !manifest.results[j].inPlace)
       std::swap(buffers[size_t(arg)], buffers[numArguments + j]);
   }
 }

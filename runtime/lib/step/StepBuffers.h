@@ -13,7 +13,12 @@
 ///   batch                       activations
 ///   hyper, loss                 other
 ///
-/// Results never alias arguments. After a step, swapUpdated() exchanges each
+/// Optimizer state the manifest places in host memory ("placement": "host")
+/// is charged to host_offload instead, and so is a result updating it.
+///
+/// A result the manifest marks "in_place" is its argument's buffer: the step
+/// writes the update there, and the runtime allocates nothing for it. Other
+/// results never alias arguments: after a step, swapUpdated() exchanges each
 /// state argument (param, opt_state and their shards) with its update result
 /// (double buffering), so the next step reads what this one wrote without a
 /// copy.
@@ -33,14 +38,17 @@ namespace zshard::rt {
 
 class StepBuffers {
 public:
-  /// Allocates every buffer of \p manifest in \p ctx. Throws a Failure when
-  /// memory runs out.
-  StepBuffers(const Manifest &manifest, zshard_rt_mem_ctx *ctx);
+  /// Allocates every buffer of \p manifest in \p ctx: on \p device when
+  /// given (host-placed optimizer state in its host memory), else in host
+  /// memory. Throws a Failure when memory runs out.
+  StepBuffers(const Manifest &manifest, zshard_rt_mem_ctx *ctx,
+              zshard_rt_device *device = nullptr);
   ~StepBuffers();
   StepBuffers(const StepBuffers &) = delete;
   StepBuffers &operator=(const StepBuffers &) = delete;
 
-  /// The buffer array to pass to the step: arguments, then results.
+  /// The buffer array to pass to the step: arguments, then results. An
+  /// in-place result's entry is its argument's buffer.
   void **pointers() { return buffers.data(); }
   void *argument(size_t index) { return buffers[index]; }
   const void *argument(size_t index) const { return buffers[index]; }
@@ -49,7 +57,8 @@ public:
     return buffers[numArguments + index];
   }
 
-  /// Exchanges every state argument with its update result.
+  /// Exchanges every state argument with its update result (an in-place
+  /// result shares its argument's buffer and stays).
   void swapUpdated();
 
 private:
@@ -57,12 +66,16 @@ private:
 
   const Manifest &manifest;
   zshard_rt_mem_ctx *ctx;
+  zshard_rt_device *device;
   size_t numArguments;
   std::vector<void *> buffers;
 };
 
 /// The memory category of argument role \p role.
 zshard_rt_mem_category categoryOf(ArgRole role);
+/// The category of an argument's buffer: by role, or the host pool when the
+/// manifest places it there.
+zshard_rt_mem_category categoryOf(const ArgumentDesc &arg);
 /// The memory category of result role \p role.
 zshard_rt_mem_category categoryOf(ResultRole role);
 

@@ -8,6 +8,8 @@
 
 #include "core/Failure.h"
 
+#include "zshard/runtime/zshard_rt.h"
+
 #include <cerrno>
 #include <cstring>
 
@@ -31,8 +33,16 @@ StepLibrary::StepLibrary(const Manifest &manifest)
          " is missing (" + std::strerror(errno) + ")");
   dlerror();
   handle = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle)
-    fail(libraryPath + ": cannot load the step library: " + lastDlError());
+  if (!handle) {
+    std::string error = lastDlError();
+    // A step with GPU kernels calls MLIR's GPU host ABI (mgpu*), which only
+    // a runtime built with CUDA defines.
+    if (error.find("undefined symbol: mgpu") != std::string::npos &&
+        !(zshard_rt_build_features() & ZSHARD_RT_FEATURE_CUDA))
+      error += " (a CUDA artifact: this zshard runtime was built without "
+               "CUDA)";
+    fail(libraryPath + ": cannot load the step library: " + error);
+  }
 
   // From here on the destructor does not run: close on every failure.
   auto failClosing = [&](const std::string &message) {

@@ -13,11 +13,19 @@
 //
 // The time spent and the work done are added to counters of the calling
 // thread: a rank runs its step on one thread, so the launcher reads its own
-// rank's figures without any synchronization.
+// rank's figures without any synchronization. zshard_rt_step_gemm_bf16
+// (StepGemmBf16.cpp) checks its arguments here and adds to the same counters.
+//
+// When the thread's current device is a GPU (zshard_rt_set_current_device),
+// the product runs there instead (cuBLAS on the device's compute stream,
+// cuda/CudaStepOps.cpp); the time counted is then the time to enqueue it.
 //
 //===----------------------------------------------------------------------===//
 
+#include "device/CurrentDevice.h"
+#include "device/Device.h"
 #include "step/Fatal.h"
+#include "step/StepGemm.h"
 
 #include "zshard/runtime/zshard_rt.h"
 
@@ -33,21 +41,15 @@ namespace {
 
 constexpr const char *entry = "zshard_rt_step_sgemm";
 
-/// Per-thread totals of zshard_rt_step_sgemm.
-struct SgemmCounters {
-  double seconds = 0;
-  double flops = 0;
-  uint64_t calls = 0;
-};
-
-thread_local SgemmCounters counters;
+thread_local StepGemmCounters counters;
 
 /// Returns the leading dimension to hand to the BLAS for a stored matrix of
 /// \p rows x \p cols with row stride \p ld. A single row never uses its stride,
 /// and compiled code may pass anything there (the stride of a unit dimension),
 /// so it becomes the smallest value the BLAS accepts. Aborts on a stride that
 /// would make rows overlap.
-int leadingDim(const char *name, int64_t ld, int64_t rows, int64_t cols) {
+int leadingDim(const char *entry, const char *name, int64_t ld, int64_t rows,
+               int64_t cols) {
   int64_t minimum = cols > 1 ? cols : 1;
   if (rows <= 1 && ld < minimum)
     ld = minimum;
@@ -62,6 +64,34 @@ int leadingDim(const char *name, int64_t ld, int64_t rows, int64_t cols) {
 
 } // namespace
 
+StepGemmCounters &zshard::rt::stepGemmCounters() { return counters; }
+
+StepGemmShape zshard::rt::checkStepGemm(const char *entry, int32_t transA,
+                                        int32_t transB, int64_t batch,
+                                        int64_t m, int64_t n, int64_t k,
+                                        const void *a, int64_t lda,
+                                        const void *b, int64_t ldb,
+                                        const void *c, int64_t ldc) {
+  if (batch < 0 || m < 0 || n < 0 || k < 0 || m > INT_MAX || n > INT_MAX ||
+      k > INT_MAX)
+    stepFatal(entry,
+              "batch, m, n, k = %lld, %lld, %lld, %lld must be non-negative "
+              "and m, n, k fit in an int",
+              static_cast<long long>(batch), static_cast<long long>(m),
+              static_cast<long long>(n), static_cast<long long>(k));
+  StepGemmShape shape{transA != 0, transB != 0, batch, m, n, k, 1, 1, 1};
+  // C += (empty product) leaves C as it is.
+  if (shape.empty())
+    return shape;
+  if (!a || !b || !c)
+    stepFatal(entry, "%s is NULL", !a ? "a" : !b ? "b" : "c");
+  bool ta = shape.transA, tb = shape.transB;
+  shape.lda = leadingDim(entry, "lda", lda, ta ? k : m, ta ? m : k);
+  shape.ldb = leadingDim(entry, "ldb", ldb, tb ? n : k, tb ? k : n);
+  shape.ldc = leadingDim(entry, "ldc", ldc, m, n);
+  return shape;
+}
+
 extern "C" void zshard_rt_step_sgemm(int32_t transA, int32_t transB,
                                      int64_t batch, int64_t m, int64_t n,
                                      int64_t k, const float *a, int64_t lda,
@@ -70,30 +100,23 @@ extern "C" void zshard_rt_step_sgemm(int32_t transA, int32_t transB,
                                      int64_t ldc, int64_t strideC) {
   auto start = std::chrono::steady_clock::now();
   ++counters.calls;
-  if (batch < 0 || m < 0 || n < 0 || k < 0 || m > INT_MAX || n > INT_MAX ||
-      k > INT_MAX)
-    stepFatal(entry,
-              "batch, m, n, k = %lld, %lld, %lld, %lld must be non-negative "
-              "and m, n, k fit in an int",
-              static_cast<long long>(batch), static_cast<long long>(m),
-              static_cast<long long>(n), static_cast<long long>(k));
-  // C += (empty product) leaves C as it is.
-  if (batch == 0 || m == 0 || n == 0 || k == 0)
+  StepGemmShape shape = checkStepGemm(entry, transA, transB, batch, m, n, k, a,
+                                      lda, b, ldb, c, ldc);
+  if (shape.empty())
     return;
-  if (!a || !b || !c)
-    stepFatal(entry, "%s is NULL", !a ? "a" : !b ? "b" : "c");
 
-  bool ta = transA != 0, tb = transB != 0;
-  int ldA = leadingDim("lda", lda, ta ? k : m, ta ? m : k);
-  int ldB = leadingDim("ldb", ldb, tb ? n : k, tb ? k : n);
-  int ldC = leadingDim("ldc", ldc, m, n);
-  CBLAS_TRANSPOSE opA = ta ? CblasTrans : CblasNoTrans;
-  CBLAS_TRANSPOSE opB = tb ? CblasTrans : CblasNoTrans;
-  int im = static_cast<int>(m), in = static_cast<int>(n),
-      ik = static_cast<int>(k);
-  for (int64_t i = 0; i < batch; ++i)
-    cblas_sgemm(CblasRowMajor, opA, opB, im, in, ik, 1.0f, a + i * strideA, ldA,
-                b + i * strideB, ldB, 1.0f, c + i * strideC, ldC);
+  if (Device *device = currentStepDevice()) {
+    device->stepSgemm(shape, a, strideA, b, strideB, c, strideC);
+  } else {
+    CBLAS_TRANSPOSE opA = shape.transA ? CblasTrans : CblasNoTrans;
+    CBLAS_TRANSPOSE opB = shape.transB ? CblasTrans : CblasNoTrans;
+    int im = static_cast<int>(m), in = static_cast<int>(n),
+        ik = static_cast<int>(k);
+    for (int64_t i = 0; i < batch; ++i)
+      cblas_sgemm(CblasRowMajor, opA, opB, im, in, ik, 1.0f, a + i * strideA,
+                  shape.lda, b + i * strideB, shape.ldb, 1.0f, c + i * strideC,
+                  shape.ldc);
+  }
 
   counters.flops += 2.0 * double(batch) * double(m) * double(n) * double(k);
   counters.seconds +=
@@ -110,5 +133,5 @@ extern "C" double zshard_rt_step_sgemm_flops(void) { return counters.flops; }
 extern "C" uint64_t zshard_rt_step_sgemm_calls(void) { return counters.calls; }
 
 extern "C" void zshard_rt_step_sgemm_reset_counters(void) {
-  counters = SgemmCounters{};
+  counters = StepGemmCounters{};
 }

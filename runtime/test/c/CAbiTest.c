@@ -140,6 +140,36 @@ static void testCollectives(void) {
   zshard_rt_local_world_destroy(world);
 }
 
+static void testDevices(void) {
+  zshard_rt_device *device = NULL;
+  zshard_rt_mem_ctx *ctx = NULL;
+  void *block = NULL;
+  float host[4] = {1, 2, 3, 4}, back[4] = {0, 0, 0, 0};
+  uint16_t a[2] = {0x3f80, 0x4000}, b[2] = {0x4040, 0x4080}; /* 1 2; 3 4 */
+  float c = 0.5f;
+  CHECK(zshard_rt_device_create(ZSHARD_RT_DEVICE_CPU, 0, &device) ==
+        ZSHARD_RT_OK);
+  CHECK(zshard_rt_device_get_kind(device) == ZSHARD_RT_DEVICE_CPU);
+  CHECK(zshard_rt_mem_ctx_create(&ctx) == ZSHARD_RT_OK);
+  CHECK(zshard_rt_device_alloc(device, ctx, ZSHARD_RT_MEM_PARAMETERS,
+                               sizeof(host), ZSHARD_RT_PLACEMENT_HOST,
+                               &block) == ZSHARD_RT_OK);
+  CHECK(zshard_rt_device_copy_to_device(device, block, host, sizeof(host)) ==
+        ZSHARD_RT_OK);
+  CHECK(zshard_rt_device_copy_to_host(device, back, block, sizeof(back)) ==
+        ZSHARD_RT_OK);
+  CHECK(memcmp(host, back, sizeof(host)) == 0);
+  CHECK(zshard_rt_device_free(device, block) == ZSHARD_RT_OK);
+  zshard_rt_set_current_device(device);
+  CHECK(zshard_rt_current_device() == device);
+  /* [1 2] . [3 4]^T accumulated into 0.5 */
+  zshard_rt_step_gemm_bf16(0, 0, 1, 1, 1, 2, a, 2, 0, b, 1, 0, &c, 1, 0);
+  CHECK(c == 11.5f);
+  zshard_rt_set_current_device(NULL);
+  zshard_rt_device_destroy(device);
+  zshard_rt_mem_ctx_destroy(ctx);
+}
+
 int main(void) {
   testVersion();
   testAccountingAndAlloc();
@@ -147,6 +177,7 @@ int main(void) {
   testSgemm();
   testDiscovery();
   testCollectives();
+  testDevices();
   if (failures)
     fprintf(stderr, "%d check(s) failed\n", failures);
   else

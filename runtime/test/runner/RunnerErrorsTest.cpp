@@ -14,6 +14,8 @@
 
 #include "io/Safetensors.h"
 
+#include "zshard/runtime/zshard_rt.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -463,7 +465,64 @@ TEST(RunnerErrorsTest, Usage) {
        "--memory-timeline-step needs --memory-timeline", true},
       {"trace without a file", args({quad, "--trace"}), "--trace needs a value",
        true},
+      {"unknown device", args({quad, "--device", "tpu"}),
+       "--device wants cpu or cuda, got 'tpu'", true},
+      {"unknown backend", args({quad, "--backend", "gloo"}),
+       "--backend wants local, mpi or nccl, got 'gloo'", true},
+      {"nccl on the cpu", args({quad, "--backend", "nccl"}),
+       "--backend nccl runs on GPUs: it needs --device cuda", true},
+      {"mpi on cuda", args({quad, "--backend", "mpi", "--device", "cuda"}),
+       "--backend mpi moves host memory; with --device cuda use --backend "
+       "nccl \\(under mpirun, NCCL's id travels over MPI\\)",
+       true},
+      {"emulated link under NCCL",
+       args({quad, "--device", "cuda", "--backend", "nccl", "--link-latency-us",
+             "10"}),
+       "--link-gbps and --link-latency-us emulate a link between the local "
+       "backend's thread ranks; --backend nccl runs over the real network",
+       true},
   };
   for (ErrorCase &c : cases)
     expectError(c);
 }
+
+// --device cuda on a machine without a usable GPU (or a runtime built
+// without CUDA): one line saying why, exit status 2, whatever the backend.
+TEST(RunnerErrorsTest, CudaWithoutGpu) {
+  int count = 0;
+  if (zshard_rt_cuda_device_count(&count) == ZSHARD_RT_OK)
+    GTEST_SKIP() << "this machine has a GPU";
+  std::string quad = artifact("quad");
+  for (const std::vector<std::string> &extra :
+       {std::vector<std::string>{"--device", "cuda"},
+        std::vector<std::string>{"--device=cuda", "--backend=nccl"},
+        std::vector<std::string>{"--device", "cuda", "--steps", "0", "--save",
+                                 "s.safetensors"}}) {
+    std::vector<std::string> arguments = {quad};
+    arguments.insert(arguments.end(), extra.begin(), extra.end());
+    expectError({"cuda without a gpu",
+                 [=](const TempDir &) { return arguments; },
+                 "--device cuda: .+"});
+  }
+}
+
+namespace {
+
+// A step that calls MLIR's GPU host ABI (mgpu*) loads only on a runtime
+// built with CUDA; elsewhere the loader's error says why.
+TEST(RunnerErrorsTest, GpuArtifactNeedsACudaRuntime) {
+  std::string path = artifact("quad-mgpu");
+  if (zshard_rt_build_features() & ZSHARD_RT_FEATURE_CUDA) {
+    TempDir dir;
+    RunResult r = runTool({path, "--steps", "1", "--quiet"}, dir);
+    EXPECT_EQ(r.exitCode, 0) << r.err; // the symbol resolves; never called
+    return;
+  }
+  expectError({"gpu artifact on a runtime without CUDA",
+               [=](const TempDir &) { return std::vector<std::string>{path}; },
+               ".*/quad-mgpu\\.zsa/step\\.so: cannot load the step library: "
+               ".*undefined symbol: mgpuStreamCreate.* \\(a CUDA artifact: "
+               "this zshard runtime was built without CUDA\\)"});
+}
+
+} // namespace

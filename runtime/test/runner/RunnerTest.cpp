@@ -292,3 +292,28 @@ TEST(RunnerTest, HelpAndVersion) {
   EXPECT_EQ(r.exitCode, 0);
   EXPECT_EQ(r.out.rfind("zshard-run ", 0), 0u);
 }
+
+// Tests that --device cpu is the default, exactly: the same losses, the same
+// saved bytes and the same memory peaks as a run without the option.
+TEST(RunnerTest, DeviceCpuIsTheDefault) {
+  for (const char *name : {"quad", "mlp"}) {
+    SCOPED_TRACE(name);
+    TempDir dir;
+    RunResult plain =
+        runTool({artifact(name), "--steps", "4", "--log-json",
+                 dir.file("a.jsonl"), "--save", dir.file("a.safetensors")},
+                dir);
+    ASSERT_RAN(plain);
+    RunResult cpu = runTool({artifact(name), "--device", "cpu", "--steps", "4",
+                             "--log-json", dir.file("b.jsonl"), "--save",
+                             dir.file("b.safetensors")},
+                            dir);
+    ASSERT_RAN(cpu);
+    EXPECT_EQ(loggedLosses(dir.file("a.jsonl")),
+              loggedLosses(dir.file("b.jsonl")));
+    EXPECT_EQ(readText(dir.file("a.safetensors")),
+              readText(dir.file("b.safetensors")));
+    EXPECT_EQ(summaryOf(plain)["peak_bytes"], summaryOf(cpu)["peak_bytes"]);
+    EXPECT_EQ(summaryOf(cpu)["backend"], "local");
+  }
+}

@@ -19,7 +19,9 @@
  *
  * Variants for the loader's error tests: -DQUAD_SIGNATURE="..." (a wrong
  * signature), -DQUAD_NO_SIGNATURE (no signature function),
- * -DQUAD_UNRESOLVED (a symbol nothing defines).
+ * -DQUAD_UNRESOLVED (a symbol nothing defines), -DQUAD_MGPU (references
+ * MLIR's GPU host ABI, mgpuStreamCreate, on a path never taken: it loads
+ * only on a runtime built with CUDA).
  *
  *===----------------------------------------------------------------------===*/
 
@@ -36,6 +38,9 @@
 
 #ifdef QUAD_UNRESOLVED
 extern void zshard_test_symbol_nobody_defines(void);
+#endif
+#ifdef QUAD_MGPU
+extern void *mgpuStreamCreate(void);
 #endif
 
 #ifndef QUAD_NO_SIGNATURE
@@ -56,6 +61,10 @@ EXPORT void zshard_step(void **buffers) {
   float *mOut = (float *)buffers[6];
 #ifdef QUAD_UNRESOLVED
   zshard_test_symbol_nobody_defines();
+#endif
+#ifdef QUAD_MGPU
+  if (step < -1.0f) /* never: the symbol only has to resolve */
+    (void)mgpuStreamCreate();
 #endif
 
   /* loss = w^T w as a 1x3 @ 3x1 product accumulating into a zeroed buffer. */

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "step/Manifest.h"
+#include "step/StepBuffers.h"
 
 #include "core/Failure.h"
 
@@ -344,4 +345,85 @@ TEST(ManifestTest, LoadErrors) {
   EXPECT_EQ(loadManifest(dir).path, dir + "/manifest.json");
   unlink((dir + "/manifest.json").c_str());
   rmdir(dir.c_str());
+}
+
+// Tests the placement of offloaded optimizer state and in-place results:
+// read, covered by the signature, and rejected where they make no sense.
+TEST(ManifestTest, PlacementAndInPlace) {
+  Json json = validManifest();
+  json["arguments"][1]["placement"] = "host";
+  json["results"][1]["in_place"] = true;
+  json["results"][2]["in_place"] = true;
+  json["signature"] = "0000000000000000";
+  std::string error = errorOf(json.dump());
+  std::string key = "whose signature is ";
+  ASSERT_NE(error.find(key), std::string::npos) << error;
+  json["signature"] = error.substr(error.find(key) + key.size());
+  Manifest m = parse(json);
+  EXPECT_EQ(m.arguments[1].placement, Placement::Host);
+  EXPECT_EQ(m.arguments[0].placement, Placement::Device);
+  EXPECT_TRUE(m.results[1].inPlace);
+  EXPECT_FALSE(m.results[0].inPlace);
+  EXPECT_EQ(signatureText(m),
+            "param:w:f32:4x2;opt_state:w.exp_avg:f32:4x2;batch:x:f32:3x4;"
+            "hyper:lr:f32:;hyper:step:f32:;->loss::f32:;"
+            "param_out(in_place):w:f32:4x2;"
+            "opt_state_out(in_place):w.exp_avg:f32:4x2;");
+
+  EXPECT_EQ(errorAfter([](Json &m) { m["arguments"][0]["placement"] = "host"; }),
+            at + "arguments[0] ('w'): only optimizer state can be "
+                 "placed in host memory");
+  EXPECT_EQ(
+      errorAfter([](Json &m) { m["arguments"][1]["placement"] = "disk"; }),
+      at + "arguments[1] ('w.exp_avg'): placement must be 'device' or "
+           "'host', got 'disk'");
+  EXPECT_EQ(errorAfter([](Json &m) { m["results"][0]["in_place"] = true; }),
+            at + "results[0]: the loss cannot be in place");
+  EXPECT_EQ(errorAfter([](Json &m) { m["results"][1]["in_place"] = 1; }),
+            at + "results[1] ('w'): field 'in_place' must be true or false, "
+                 "got 1");
+}
+
+// Tests the buffers of a step with an in-place result and offloaded state:
+// the in-place result is its argument's buffer (allocated once, never
+// swapped), the offloaded state and its out-of-place update are charged to
+// the host pool, which the device total leaves out.
+TEST(StepBuffersTest, InPlaceResultsAndHostPlacement) {
+  Json json = validManifest();
+  json["arguments"][1]["placement"] = "host";
+  json["results"][1]["in_place"] = true;
+  json["signature"] = "0000000000000000";
+  std::string error = errorOf(json.dump());
+  std::string key = "whose signature is ";
+  ASSERT_NE(error.find(key), std::string::npos) << error;
+  json["signature"] = error.substr(error.find(key) + key.size());
+  Manifest m = parse(json);
+  zshard_rt_mem_ctx *ctx = nullptr;
+  ASSERT_EQ(zshard_rt_mem_ctx_create(&ctx), ZSHARD_RT_OK);
+  {
+    StepBuffers buffers(m, ctx);
+    EXPECT_EQ(buffers.result(1), buffers.argument(0));
+    EXPECT_NE(buffers.result(2), buffers.argument(1));
+    uint64_t params = 0, host = 0, optimizer = 0, total = 0;
+    zshard_rt_mem_live_bytes(ctx, ZSHARD_RT_MEM_PARAMETERS, &params);
+    zshard_rt_mem_live_bytes(ctx, ZSHARD_RT_MEM_HOST_OFFLOAD, &host);
+    zshard_rt_mem_live_bytes(ctx, ZSHARD_RT_MEM_OPTIMIZER_STATE, &optimizer);
+    zshard_rt_mem_total_live_bytes(ctx, &total);
+    EXPECT_EQ(params, 32u); // w once
+    EXPECT_EQ(host, 64u);   // w.exp_avg and its update
+    EXPECT_EQ(optimizer, 0u);
+    // params, x (48), lr, step, loss (4 each): not the host pool.
+    EXPECT_EQ(total, 32u + 48u + 12u);
+    void *w = buffers.argument(0), *state = buffers.argument(1);
+    void *update = buffers.result(2);
+    buffers.swapUpdated();
+    EXPECT_EQ(buffers.argument(0), w);
+    EXPECT_EQ(buffers.result(1), w);
+    EXPECT_EQ(buffers.argument(1), update);
+    EXPECT_EQ(buffers.result(2), state);
+  }
+  uint64_t total = 1;
+  zshard_rt_mem_total_live_bytes(ctx, &total);
+  EXPECT_EQ(total, 0u);
+  zshard_rt_mem_ctx_destroy(ctx);
 }

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -20,7 +21,9 @@ namespace {
 constexpr zshard_rt_mem_category allCategories[] = {
     ZSHARD_RT_MEM_PARAMETERS,      ZSHARD_RT_MEM_GRADIENTS,
     ZSHARD_RT_MEM_OPTIMIZER_STATE, ZSHARD_RT_MEM_ACTIVATIONS,
-    ZSHARD_RT_MEM_COMMUNICATION,   ZSHARD_RT_MEM_OTHER};
+    ZSHARD_RT_MEM_COMMUNICATION,   ZSHARD_RT_MEM_OTHER,
+    ZSHARD_RT_MEM_HOST_OFFLOAD};
+static_assert(std::size(allCategories) == ZSHARD_RT_MEM_NUM_CATEGORIES);
 
 /// A fresh context per test.
 class MemoryAccountingTest : public ::testing::Test {
@@ -214,7 +217,10 @@ TEST_F(MemoryAccountingTest, ConcurrentThreadsGiveExactTotals) {
   uint64_t expectedTotal = 0;
   uint64_t expectedPeak[ZSHARD_RT_MEM_NUM_CATEGORIES] = {};
   for (int t = 0; t < numThreads; ++t) {
-    expectedTotal += uint64_t(iterations) * (t + 1);
+    // The host pool is accounted, but not in the (device) total.
+    if (allCategories[t % ZSHARD_RT_MEM_NUM_CATEGORIES] !=
+        ZSHARD_RT_MEM_HOST_OFFLOAD)
+      expectedTotal += uint64_t(iterations) * (t + 1);
     expectedPeak[t % ZSHARD_RT_MEM_NUM_CATEGORIES] +=
         uint64_t(iterations) * (t + 1);
   }
@@ -224,6 +230,24 @@ TEST_F(MemoryAccountingTest, ConcurrentThreadsGiveExactTotals) {
   }
   EXPECT_EQ(totalLive(), 0u);
   EXPECT_EQ(totalPeak(), expectedTotal);
+}
+
+// Tests that the host pool (offloaded optimizer state) is accounted in its
+// own category and left out of the device totals.
+TEST_F(MemoryAccountingTest, HostPoolIsNotInTheTotal) {
+  ASSERT_EQ(zshard_rt_mem_record_alloc(ctx, ZSHARD_RT_MEM_HOST_OFFLOAD, 500),
+            ZSHARD_RT_OK);
+  ASSERT_EQ(zshard_rt_mem_record_alloc(ctx, ZSHARD_RT_MEM_PARAMETERS, 100),
+            ZSHARD_RT_OK);
+  EXPECT_EQ(live(ZSHARD_RT_MEM_HOST_OFFLOAD), 500u);
+  EXPECT_EQ(peak(ZSHARD_RT_MEM_HOST_OFFLOAD), 500u);
+  EXPECT_EQ(totalLive(), 100u);
+  EXPECT_EQ(totalPeak(), 100u);
+  ASSERT_EQ(zshard_rt_mem_record_free(ctx, ZSHARD_RT_MEM_HOST_OFFLOAD, 500),
+            ZSHARD_RT_OK);
+  EXPECT_EQ(totalLive(), 100u);
+  EXPECT_STREQ(zshard_rt_mem_category_name(ZSHARD_RT_MEM_HOST_OFFLOAD),
+               "host_offload");
 }
 
 // Tests that racing frees never take a category below zero: of more free

@@ -47,7 +47,9 @@ std::string zshard::run::memoryTimelineJson(const zshard_rt_mem_ctx *ctx,
     for (int c = 0; c < numCategories; ++c) {
       byCategory[categoryName(c)] = live[size_t(c)];
       peak[size_t(c)] = std::max(peak[size_t(c)], live[size_t(c)]);
-      total += live[size_t(c)];
+      // The device total: the host pool is listed, not added.
+      if (c != ZSHARD_RT_MEM_HOST_OFFLOAD)
+        total += live[size_t(c)];
     }
     peakTotal = std::max(peakTotal, total);
     events.push_back({{"t", std::max(0.0, seconds - begin)},

@@ -10,13 +10,14 @@
 /// (zshard_rt_mem_timeline_start/stop around the step call), written as
 ///
 ///   {"step":10,"rank":0,"step_seconds":0.0012,
-///    "categories":["parameters",...,"other"],
+///    "categories":["parameters",...,"other","host_offload"],
 ///    "events":[{"t":0.0,"live":{"parameters":..,...},"total":..},...],
 ///    "peak":{"parameters":..,...,"total":..}}
 ///
 /// "t" is seconds from the start of the step call; the first event is the
 /// state at the start. "peak" is each category's highest live value over the
-/// events, and "total" the highest sum (the peak of the sum).
+/// events, and "total" the highest sum (the peak of the sum). Totals are of
+/// device memory: the host pool (host_offload) is listed but not added.
 ///
 //===----------------------------------------------------------------------===//
 

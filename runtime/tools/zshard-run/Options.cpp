@@ -69,7 +69,8 @@ double parseNonNegative(const std::string &option, const std::string &text) {
 } // namespace
 
 const char *zshard::run::usageLine() {
-  return "usage: zshard-run ARTIFACT.zsa [--ranks N] [--backend local|mpi] "
+  return "usage: zshard-run ARTIFACT.zsa [--ranks N] [--backend "
+         "local|mpi|nccl] [--device cpu|cuda] "
          "[--steps N] [--lr F] [--seed N] "
          "[--data FILE [--data-dtype u16|u32]] [--batch-file F.safetensors] "
          "[--init-from F.safetensors | --resume F | --resume-full "
@@ -84,11 +85,19 @@ const char *zshard::run::helpText() {
 
 usage: zshard-run ARTIFACT.zsa [options]
        mpirun -np N zshard-run ARTIFACT.zsa --backend mpi [options]
+       mpirun -np N zshard-run ARTIFACT.zsa --device cuda --backend nccl [options]
 
   --ranks N            ranks to run (default: the artifact's); must be the
                        rank count the artifact was compiled for
-  --backend B          local (default: the ranks are threads of this process)
-                       or mpi (one rank per process, under mpirun)
+  --backend B          local (default: the ranks are threads of this process),
+                       mpi (one rank per process, under mpirun) or nccl (one
+                       rank per GPU process, with --device cuda: under mpirun,
+                       or started by hand with ZSHARD_RANK, ZSHARD_WORLD_SIZE
+                       and ZSHARD_NCCL_ID_FILE)
+  --device D           cpu (default) or cuda: the step's buffers, temporaries
+                       and matrix products on this rank's GPU (chosen by
+                       ZSHARD_LOCAL_RANK, else OMPI_COMM_WORLD_LOCAL_RANK,
+                       else the rank)
   --steps N            steps to run (default 10); after --resume, N more
   --lr F               the 'lr' hyper-parameter (default 0.001)
   --seed N             seed of the initialisation and of the data (default 0)
@@ -173,6 +182,7 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
                                          "--threads",
                                          "--ranks",
                                          "--backend",
+                                         "--device",
                                          "--link-gbps",
                                          "--link-latency-us",
                                          "--trace",
@@ -209,8 +219,17 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
         options.backend = Backend::Local;
       else if (value == "mpi")
         options.backend = Backend::Mpi;
+      else if (value == "nccl")
+        options.backend = Backend::Nccl;
       else
-        usage("--backend wants local or mpi, got '" + value + "'");
+        usage("--backend wants local, mpi or nccl, got '" + value + "'");
+    } else if (name == "--device") {
+      if (value == "cpu")
+        options.device = DeviceKind::Cpu;
+      else if (value == "cuda")
+        options.device = DeviceKind::Cuda;
+      else
+        usage("--device wants cpu or cuda, got '" + value + "'");
     } else if (name == "--data-dtype") {
       if (value == "u16")
         options.dataDType = rt::DType::U16;
@@ -237,11 +256,17 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
   }
   if (options.artifact.empty())
     usage("no artifact given");
-  if (options.backend == Backend::Mpi &&
+  if (options.backend != Backend::Local &&
       (options.linkGbps > 0 || options.linkLatencyUs > 0))
-    usage("--link-gbps and --link-latency-us emulate a link between the "
-          "local backend's thread ranks; --backend mpi runs over the real "
-          "network");
+    usage(std::string("--link-gbps and --link-latency-us emulate a link "
+                      "between the local backend's thread ranks; --backend ") +
+          (options.backend == Backend::Mpi ? "mpi" : "nccl") +
+          " runs over the real network");
+  if (options.backend == Backend::Nccl && options.device != DeviceKind::Cuda)
+    usage("--backend nccl runs on GPUs: it needs --device cuda");
+  if (options.backend == Backend::Mpi && options.device == DeviceKind::Cuda)
+    usage("--backend mpi moves host memory; with --device cuda use --backend "
+          "nccl (under mpirun, NCCL's id travels over MPI)");
   if (options.memoryTimelineStep != 0 && options.memoryTimeline.empty())
     usage("--memory-timeline-step needs --memory-timeline");
   if (!options.data.empty() && !options.batchFile.empty())

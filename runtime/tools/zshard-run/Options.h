@@ -15,8 +15,13 @@
 
 namespace zshard::run {
 
-/// How the ranks of a run talk: threads of this process, or MPI processes.
-enum class Backend { Local, Mpi };
+/// How the ranks of a run talk: threads of this process, MPI processes, or
+/// NCCL between GPU processes (under mpirun, or started by hand with
+/// ZSHARD_RANK, ZSHARD_WORLD_SIZE and ZSHARD_NCCL_ID_FILE).
+enum class Backend { Local, Mpi, Nccl };
+
+/// Where the step runs and its buffers live.
+enum class DeviceKind { Cpu, Cuda };
 
 /// Everything the command line says.
 struct RunOptions {
@@ -48,6 +53,7 @@ struct RunOptions {
   /// world's size).
   int64_t ranks = 0;
   Backend backend = Backend::Local;
+  DeviceKind device = DeviceKind::Cpu;
   bool quiet = false;
   bool help = false;
   bool version = false;

@@ -20,11 +20,20 @@
 // and, with --trace, has its RankTrace current; with --memory-timeline rank 0
 // records its memory context's timeline through the chosen step.
 //
+// Buffers live on the rank's device (RankDevice.h). On --device cpu that is
+// host memory, as it always was. On --device cuda the step's buffers are GPU
+// memory and a host mirror of them (charged to a context of its own, so the
+// rank's figures are the GPU's) stages what the host reads and writes: the
+// state is initialised or loaded there and copied up once, each step's batch
+// and hypers are copied up, its loss copied back, and checkpoints copy the
+// state down first. The step time then includes waiting for the GPU.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Trainer.h"
 
 #include "MemoryTimeline.h"
+#include "RankDevice.h"
 #include "Report.h"
 #include "Team.h"
 #include "TraceFile.h"
@@ -43,6 +52,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -66,14 +76,18 @@ double secondsSince(Clock::time_point start) {
 /// A memory context for a rank, current on its thread while it lives.
 class RankMemory {
 public:
-  RankMemory() {
+  /// \p current: make it the thread's current context (the rank's own; a
+  /// host mirror's is not).
+  explicit RankMemory(bool current = true) : current(current) {
     if (zshard_rt_mem_ctx_create(&ctx) != ZSHARD_RT_OK)
       fail(std::string("cannot create a memory context: ") +
            zshard_rt_last_error_message());
-    zshard_rt_set_current_mem_ctx(ctx);
+    if (current)
+      zshard_rt_set_current_mem_ctx(ctx);
   }
   ~RankMemory() {
-    zshard_rt_set_current_mem_ctx(nullptr);
+    if (current)
+      zshard_rt_set_current_mem_ctx(nullptr);
     zshard_rt_mem_ctx_destroy(ctx);
   }
   RankMemory(const RankMemory &) = delete;
@@ -81,6 +95,7 @@ public:
   zshard_rt_mem_ctx *get() const { return ctx; }
 
 private:
+  bool current;
   zshard_rt_mem_ctx *ctx = nullptr;
 };
 
@@ -115,7 +130,9 @@ void checkHypers(const Manifest &manifest) {
 }
 
 const char *backendName(Backend backend) {
-  return backend == Backend::Mpi ? "mpi" : "local";
+  return backend == Backend::Mpi    ? "mpi"
+         : backend == Backend::Nccl ? "nccl"
+                                    : "local";
 }
 
 std::string gridText(const Manifest &manifest) {
@@ -131,8 +148,10 @@ void checkRanks(const Manifest &manifest, const RunOptions &options,
   if (ranks == 0 || ranks == manifest.ranks)
     return;
   std::string run =
-      options.backend == Backend::Mpi
-          ? "the MPI world has " + std::to_string(ranks) + " processes"
+      options.backend != Backend::Local
+          ? std::string("the ") +
+                (options.backend == Backend::Mpi ? "MPI" : "NCCL") +
+                " world has " + std::to_string(ranks) + " processes"
           : "--ranks " + std::to_string(ranks);
   if (!manifest.sharded())
     fail(manifest.path +
@@ -140,7 +159,7 @@ void checkRanks(const Manifest &manifest, const RunOptions &options,
          "and " +
          run + ": compile it for " + std::to_string(ranks) +
          " ranks to run it sharded");
-  std::string runIt = options.backend == Backend::Mpi
+  std::string runIt = options.backend != Backend::Local
                           ? "run it under mpirun -np "
                           : "run it with --ranks ";
   fail(manifest.path + ": the artifact is compiled for " +
@@ -200,13 +219,22 @@ struct RankFigures {
 /// One rank of a run.
 class RankRun {
 public:
-  RankRun(const RunOptions &options, Team &team, Clock::time_point wallStart)
+  RankRun(const RunOptions &options, Team &team, Clock::time_point wallStart,
+          const RankDevice &device)
       : options(options), team(team), wallStart(wallStart),
-        lead(team.rank() == 0) {}
+        lead(team.rank() == 0), device(device.get()), onGpu(device.onGpu()) {}
 
   void run();
 
 private:
+  /// Where the host reads and writes the step's buffers: the buffers
+  /// themselves, or their host mirror on a GPU.
+  StepBuffers &hostSide() { return onGpu ? *mirror : *buffers; }
+  /// On a GPU: argument \p arg from the mirror to the device, and back.
+  void upload(const ArgumentDesc &arg);
+  void download(const ArgumentDesc &arg);
+  /// On a GPU: every state argument (param, opt_state, shards) to the mirror.
+  void downloadState();
   void load();
   void initState();
   void loop();
@@ -218,8 +246,13 @@ private:
   Team &team;
   Clock::time_point wallStart;
   bool lead;
+  zshard_rt_device *device;
+  bool onGpu;
 
   RankMemory memory;
+  /// On a GPU: the host mirror's own memory context.
+  std::unique_ptr<RankMemory> mirrorMemory;
+  std::unique_ptr<StepBuffers> mirror;
   std::unique_ptr<Manifest> manifest;
   std::unique_ptr<StepLibrary> library;
   RankPlace place;
@@ -238,7 +271,33 @@ private:
   double timelineBegin = 0, timelineEnd = 0;
 };
 
+void RankRun::upload(const ArgumentDesc &arg) {
+  size_t i = size_t(arg.index);
+  if (zshard_rt_device_copy_to_device(device, buffers->argument(i),
+                                      mirror->argument(i),
+                                      arg.type.bytes) != ZSHARD_RT_OK)
+    fail(std::string("--device cuda: ") + zshard_rt_last_error_message());
+}
+
+void RankRun::download(const ArgumentDesc &arg) {
+  size_t i = size_t(arg.index);
+  if (zshard_rt_device_copy_to_host(device, mirror->argument(i),
+                                    buffers->argument(i),
+                                    arg.type.bytes) != ZSHARD_RT_OK)
+    fail(std::string("--device cuda: ") + zshard_rt_last_error_message());
+}
+
+void RankRun::downloadState() {
+  if (!onGpu)
+    return;
+  for (const ArgumentDesc &arg : manifest->arguments)
+    if (arg.role != ArgRole::Batch && arg.role != ArgRole::Hyper)
+      download(arg);
+}
+
 void RankRun::run() {
+  // The step's temporaries and products go to the rank's GPU, if it has one.
+  CurrentDevice current(onGpu ? device : nullptr);
   team.check([&] { load(); });
   if (manifest->sharded()) {
     team.check([&] {
@@ -298,7 +357,12 @@ void RankRun::load() {
 }
 
 void RankRun::initState() {
-  buffers = std::make_unique<StepBuffers>(*manifest, memory.get());
+  buffers = std::make_unique<StepBuffers>(*manifest, memory.get(), device);
+  if (onGpu) {
+    mirrorMemory = std::make_unique<RankMemory>(false);
+    mirror = std::make_unique<StepBuffers>(*manifest, mirrorMemory->get());
+  }
+  StepBuffers &state = hostSide();
   uint64_t seed = options.seed;
   if (!options.resume.empty()) {
     if (manifest->sharded()) {
@@ -313,22 +377,27 @@ void RankRun::initState() {
                                    " itself loads with --resume-full"
                              : "") +
              ")");
-      firstStep = loadRankState(*manifest, *buffers, path, place) + 1;
+      firstStep = loadRankState(*manifest, state, path, place) + 1;
     } else {
-      firstStep = loadState(*manifest, *buffers, options.resume,
+      firstStep = loadState(*manifest, state, options.resume,
                             StateFile::Checkpoint, seed, place) +
                   1;
     }
   } else if (!options.resumeFull.empty()) {
-    firstStep = loadState(*manifest, *buffers, options.resumeFull,
+    firstStep = loadState(*manifest, state, options.resumeFull,
                           StateFile::Checkpoint, seed, place) +
                 1;
   } else if (!options.initFrom.empty()) {
-    loadState(*manifest, *buffers, options.initFrom, StateFile::Parameters,
-              seed, place);
+    loadState(*manifest, state, options.initFrom, StateFile::Parameters, seed,
+              place);
   } else {
-    initFromSpecs(*manifest, *buffers, seed, place);
+    initFromSpecs(*manifest, state, seed, place);
   }
+
+  // Everything the step reads starts on the device as the host built it.
+  if (onGpu)
+    for (const ArgumentDesc &arg : manifest->arguments)
+      upload(arg);
 
   DataOptions dataOptions;
   dataOptions.tokenFile = options.data;
@@ -388,14 +457,19 @@ void RankRun::loop() {
   // next step's figures.
   std::optional<std::string> outputError;
   for (int64_t s = firstStep; s <= lastStep; ++s) {
+    StepBuffers &io = hostSide();
     for (size_t i = 0; i < batchArgs.size(); ++i)
-      batchOutputs[i] = buffers->argument(size_t(batchArgs[i]->index));
+      batchOutputs[i] = io.argument(size_t(batchArgs[i]->index));
     if (source)
       source->fill(s, batchOutputs);
     for (const ArgumentDesc &arg : manifest->arguments)
       if (arg.role == ArgRole::Hyper)
-        storeFromDouble(arg.type.dtype, buffers->argument(size_t(arg.index)), 0,
+        storeFromDouble(arg.type.dtype, io.argument(size_t(arg.index)), 0,
                         arg.name == "lr" ? options.lr : double(s));
+    if (onGpu)
+      for (const ArgumentDesc &arg : manifest->arguments)
+        if (arg.role == ArgRole::Batch || arg.role == ArgRole::Hyper)
+          upload(arg);
 
     bool recordMemory =
         lead && !options.memoryTimeline.empty() && s == recordStep;
@@ -411,6 +485,11 @@ void RankRun::loop() {
     double waitedBefore = zshard_rt_step_comm_wait_seconds();
     double begin = zshard_rt_clock_seconds();
     step(buffers->pointers());
+    // On a GPU the step has queued its work; the step ends when it is done.
+    if (onGpu && zshard_rt_device_synchronize(device) != ZSHARD_RT_OK &&
+        !outputError)
+      outputError =
+          std::string("--device cuda: ") + zshard_rt_last_error_message();
     double end = zshard_rt_clock_seconds();
     double seconds = end - begin;
     double exposed = zshard_rt_step_comm_wait_seconds() - waitedBefore;
@@ -428,8 +507,14 @@ void RankRun::loop() {
     ownExposedSeconds += exposed;
 
     StepFigures mine;
-    mine.loss =
-        loadAsDouble(loss.type.dtype, buffers->result(size_t(loss.index)), 0);
+    if (onGpu &&
+        zshard_rt_device_copy_to_host(device, io.result(size_t(loss.index)),
+                                      buffers->result(size_t(loss.index)),
+                                      loss.type.bytes) != ZSHARD_RT_OK &&
+        !outputError)
+      outputError =
+          std::string("--device cuda: ") + zshard_rt_last_error_message();
+    mine.loss = loadAsDouble(loss.type.dtype, io.result(size_t(loss.index)), 0);
     mine.seconds = seconds;
     mine.exposedSeconds = exposed;
     int64_t pending = zshard_rt_step_pending_collectives();
@@ -508,20 +593,23 @@ void RankRun::writeTraces() {
 }
 
 void RankRun::save() {
+  if (onGpu && (!options.save.empty() || !options.saveFull.empty()))
+    team.check([&] { downloadState(); });
+  StepBuffers &state = hostSide();
   if (!options.save.empty())
     team.check([&] {
       if (manifest->sharded())
-        saveRankState(*manifest, *buffers,
+        saveRankState(*manifest, state,
                       rankFilePath(options.save, place.rank, place.ranks),
                       summary.lastStep, place);
       else
-        saveState(*manifest, *buffers, options.save, summary.lastStep);
+        saveState(*manifest, state, options.save, summary.lastStep);
     });
   if (options.saveFull.empty())
     return;
   if (!manifest->sharded()) {
     team.check([&] {
-      saveState(*manifest, *buffers, options.saveFull, summary.lastStep);
+      saveState(*manifest, state, options.saveFull, summary.lastStep);
     });
     return;
   }
@@ -542,8 +630,7 @@ void RankRun::save() {
   }
   team.check([&] {
     if (lead)
-      saveFullState(*manifest, *buffers, full, options.saveFull,
-                    summary.lastStep);
+      saveFullState(*manifest, state, full, options.saveFull, summary.lastStep);
   });
 }
 
@@ -608,20 +695,23 @@ private:
   zshard_rt_comm *comm = nullptr;
 };
 
-void trainMpi(const RunOptions &options, Clock::time_point wallStart) {
-  MpiSession mpi;
+/// Runs this process's rank of a multi-process run (MPI or NCCL) over
+/// \p comm, on \p device.
+void trainProcess(const RunOptions &options, Clock::time_point wallStart,
+                  zshard_rt_comm *comm, const RankDevice &device) {
   int32_t rank = 0, size = 1;
-  zshard_rt_comm_rank(mpi.get(), &rank);
-  zshard_rt_comm_size(mpi.get(), &size);
-  Team team(mpi.get(), rank == 0);
+  zshard_rt_comm_rank(comm, &rank);
+  zshard_rt_comm_size(comm, &size);
+  Team team(comm, rank == 0);
   try {
     team.check([&] {
       if (options.ranks != 0 && options.ranks != size)
-        fail("--ranks " + std::to_string(options.ranks) +
-             " differs from the size of the MPI world, " +
+        fail("--ranks " + std::to_string(options.ranks) + " differs from the " +
+             "size of the " +
+             (options.backend == Backend::Mpi ? "MPI" : "NCCL") + " world, " +
              std::to_string(size));
     });
-    RankRun(options, team, wallStart).run();
+    RankRun(options, team, wallStart, device).run();
   } catch (const AgreedFailure &failure) {
     // Rank 0 reports before any process exits: mpiexec ends the job when
     // the first process fails, and would cut rank 0's message short.
@@ -634,16 +724,93 @@ void trainMpi(const RunOptions &options, Clock::time_point wallStart) {
   }
 }
 
+void trainMpi(const RunOptions &options, Clock::time_point wallStart) {
+  MpiSession mpi;
+  RankDevice device(DeviceKind::Cpu, 0);
+  trainProcess(options, wallStart, mpi.get(), device);
+}
+
+/// Whether a launcher such as mpirun started this process (by the variables
+/// it sets).
+bool launchedByMpi() {
+  for (const char *name :
+       {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK"})
+    if (std::getenv(name))
+      return true;
+  return false;
+}
+
+/// NCCL for the run's length: under mpirun MPI carries the id (the runtime
+/// must be built with MPI); otherwise ZSHARD_RANK, ZSHARD_WORLD_SIZE and
+/// ZSHARD_NCCL_ID_FILE (the runtime reads them). Then this process's GPU
+/// and its NCCL communicator.
+class NcclSession {
+public:
+  NcclSession() {
+    int32_t rank = 0;
+    if (launchedByMpi() && !std::getenv("ZSHARD_RANK")) {
+      if (!(zshard_rt_build_features() & ZSHARD_RT_FEATURE_MPI))
+        fail("--backend nccl under mpirun needs a zshard runtime built with "
+             "MPI (or set ZSHARD_RANK, ZSHARD_WORLD_SIZE and "
+             "ZSHARD_NCCL_ID_FILE)");
+      if (zshard_rt_mpi_init(nullptr, nullptr) != ZSHARD_RT_OK)
+        fail(std::string("--backend nccl: ") + zshard_rt_last_error_message());
+      mpi = true;
+      int size = 0, worldRank = 0;
+      if (zshard_rt_mpi_world(&worldRank, &size) != ZSHARD_RT_OK)
+        fail(std::string("--backend nccl: ") + zshard_rt_last_error_message());
+      rank = worldRank;
+    } else if (const char *text = std::getenv("ZSHARD_RANK")) {
+      rank = int32_t(std::strtol(text, nullptr, 10)); // checked by the runtime
+      if (rank < 0)
+        rank = 0;
+    }
+    device = std::make_unique<RankDevice>(DeviceKind::Cuda, rank);
+    if (zshard_rt_nccl_comm_create(device->get(), &comm) != ZSHARD_RT_OK) {
+      std::string why = zshard_rt_last_error_message();
+      const std::string prefix = "zshard_rt_nccl_comm_create: ";
+      if (why.rfind(prefix, 0) == 0)
+        why = why.substr(prefix.size());
+      fail("--backend nccl: " + why);
+    }
+  }
+  ~NcclSession() {
+    zshard_rt_comm_destroy(comm);
+    device.reset();
+    if (mpi)
+      zshard_rt_mpi_finalize();
+  }
+  NcclSession(const NcclSession &) = delete;
+  NcclSession &operator=(const NcclSession &) = delete;
+  zshard_rt_comm *get() const { return comm; }
+  const RankDevice &rankDevice() const { return *device; }
+
+private:
+  bool mpi = false;
+  std::unique_ptr<RankDevice> device;
+  zshard_rt_comm *comm = nullptr;
+};
+
+void trainNccl(const RunOptions &options, Clock::time_point wallStart) {
+  NcclSession nccl;
+  trainProcess(options, wallStart, nccl.get(), nccl.rankDevice());
+}
+
 void trainLocal(const RunOptions &options, Clock::time_point wallStart) {
   // The artifact decides whether the run needs ranks at all; each rank loads
   // it again (cheap), as MPI processes do.
+  RankDevice device(options.device, 0);
   Manifest manifest = loadManifest(options.artifact);
   checkRanks(manifest, options, options.ranks);
   if (!manifest.sharded()) {
     Team team(nullptr, true);
-    RankRun(options, team, wallStart).run();
+    RankRun(options, team, wallStart, device).run();
     return;
   }
+  if (device.onGpu())
+    fail(manifest.path + ": a sharded artifact on --device cuda runs with "
+                         "--backend nccl (one process per GPU; the local "
+                         "backend's ranks share host memory)");
   int32_t ranks = int32_t(manifest.ranks);
   zshard_rt_local_world *world = nullptr;
   if (zshard_rt_local_world_create(ranks, options.linkGbps,
@@ -662,7 +829,7 @@ void trainLocal(const RunOptions &options, Clock::time_point wallStart) {
             fail(zshard_rt_last_error_message());
           // Every thread agrees on failures; the launcher prints one.
           Team team(comm, true);
-          RankRun(options, team, wallStart).run();
+          RankRun(options, team, wallStart, device).run();
         } catch (...) {
           failures[size_t(r)] = std::current_exception();
         }
@@ -684,6 +851,8 @@ void zshard::run::train(const RunOptions &options) {
     fail(zshard_rt_last_error_message());
   if (options.backend == Backend::Mpi)
     trainMpi(options, wallStart);
+  else if (options.backend == Backend::Nccl)
+    trainNccl(options, wallStart);
   else
     trainLocal(options, wallStart);
 }

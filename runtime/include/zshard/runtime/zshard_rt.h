@@ -103,6 +103,10 @@ ZSHARD_RT_API void zshard_rt_clear_last_error(void);
 
 /// What a block of memory holds. The categories follow the FSDP/ZeRO memory
 /// table: parameters, gradients and optimizer state are what sharding divides.
+/// ZSHARD_RT_MEM_HOST_OFFLOAD is the host pool: state the plan offloaded to
+/// host memory (pinned on CUDA). It is accounted in the same context but is
+/// not device memory, so the totals (zshard_rt_mem_total_live_bytes(),
+/// zshard_rt_mem_total_peak_bytes()) leave it out.
 typedef enum zshard_rt_mem_category {
   ZSHARD_RT_MEM_PARAMETERS = 0,
   ZSHARD_RT_MEM_GRADIENTS = 1,
@@ -110,11 +114,13 @@ typedef enum zshard_rt_mem_category {
   ZSHARD_RT_MEM_ACTIVATIONS = 3,
   ZSHARD_RT_MEM_COMMUNICATION = 4, ///< Gathered units, collective buffers.
   ZSHARD_RT_MEM_OTHER = 5,
-  ZSHARD_RT_MEM_NUM_CATEGORIES = 6 ///< Number of categories, not a category.
+  ZSHARD_RT_MEM_HOST_OFFLOAD = 6, ///< Offloaded state in the host pool.
+  ZSHARD_RT_MEM_NUM_CATEGORIES = 7 ///< Number of categories, not a category.
 } zshard_rt_mem_category;
 
 /// Returns a constant lower-case name for \p category ("parameters",
-/// "gradients", "optimizer_state", "activations", "communication", "other"),
+/// "gradients", "optimizer_state", "activations", "communication", "other",
+/// "host_offload"),
 /// or NULL when \p category is not a category.
 ZSHARD_RT_API const char *
 zshard_rt_mem_category_name(zshard_rt_mem_category category);
@@ -153,7 +159,8 @@ ZSHARD_RT_API zshard_rt_status
 zshard_rt_mem_peak_bytes(const zshard_rt_mem_ctx *ctx,
                          zshard_rt_mem_category category, uint64_t *out);
 
-/// Writes the bytes live over all categories to \p *out.
+/// Writes the bytes live over all device categories (every category but
+/// ZSHARD_RT_MEM_HOST_OFFLOAD) to \p *out.
 ZSHARD_RT_API zshard_rt_status
 zshard_rt_mem_total_live_bytes(const zshard_rt_mem_ctx *ctx, uint64_t *out);
 
@@ -304,6 +311,24 @@ ZSHARD_RT_API uint64_t zshard_rt_step_sgemm_calls(void);
 /// Sets the calling thread's sgemm counters to zero.
 ZSHARD_RT_API void zshard_rt_step_sgemm_reset_counters(void);
 
+/// As zshard_rt_step_sgemm(), with bf16 operands and an f32 accumulator:
+/// for i in [0, batch), C_i += op(A_i) * op(B_i), where \p a and \p b hold
+/// bf16 bit patterns (the upper 16 bits of an IEEE binary32) and \p c is f32.
+/// Strides and leading dimensions count elements of each operand's own type.
+/// Products accumulate in f32. On the CPU each A_i and B_i is widened to f32
+/// (exactly) in scratch memory charged to ZSHARD_RT_MEM_OTHER of the current
+/// memory context for the call, then cblas_sgemm runs; on a CUDA current
+/// device (zshard_rt_set_current_device()) cublasGemmStridedBatchedEx runs
+/// with CUDA_R_16BF inputs, a CUDA_R_32F output and CUBLAS_COMPUTE_32F on the
+/// device's compute stream. Counted in the zshard_rt_step_sgemm_* counters.
+ZSHARD_RT_API void zshard_rt_step_gemm_bf16(int32_t transA, int32_t transB,
+                                            int64_t batch, int64_t m, int64_t n,
+                                            int64_t k, const uint16_t *a,
+                                            int64_t lda, int64_t strideA,
+                                            const uint16_t *b, int64_t ldb,
+                                            int64_t strideB, float *c,
+                                            int64_t ldc, int64_t strideC);
+
 /// MLIR's generic allocation hooks (finalize-memref-to-llvm with
 /// use-generic-functions): 64-byte aligned host memory charged to the
 /// calling thread's current category (zshard_rt_step_set_alloc_category(),
@@ -335,6 +360,110 @@ ZSHARD_RT_API zshard_rt_status zshard_rt_cuda_device_count(int *count);
 /// element on the host. ZSHARD_RT_ERROR_INTERNAL means a wrong result;
 /// ZSHARD_RT_ERROR_UNAVAILABLE as for zshard_rt_cuda_device_count().
 ZSHARD_RT_API zshard_rt_status zshard_rt_cuda_self_test(int device, int64_t n);
+
+//===----------------------------------------------------------------------===//
+// Devices
+//===----------------------------------------------------------------------===//
+//
+// A device holds a rank's step buffers (zshard-run allocates every argument
+// and result there) and, while it is a thread's current device, serves the
+// compiled step's allocations (the MLIR hooks) and products
+// (zshard_rt_step_sgemm, zshard_rt_step_gemm_bf16). The CPU device is host
+// memory; the CUDA device has a caching device memory pool over cudaMalloc
+// (never managed memory), pinned and mapped host memory for offloaded state,
+// a compute stream and a communication stream. Every allocation is charged to
+// a memory context: device placement to the category asked for, host
+// placement to ZSHARD_RT_MEM_HOST_OFFLOAD. See docs/runtime.md, "Devices".
+//
+
+/// What a device is.
+typedef enum zshard_rt_device_kind {
+  ZSHARD_RT_DEVICE_CPU = 0,
+  ZSHARD_RT_DEVICE_CUDA = 1
+} zshard_rt_device_kind;
+
+/// Where a buffer of a device lives.
+typedef enum zshard_rt_placement {
+  /// The device's own memory (host memory for the CPU device).
+  ZSHARD_RT_PLACEMENT_DEVICE = 0,
+  /// Host memory the device can use directly: pinned and mapped on CUDA
+  /// (kernels read and write it through the same pointer), plain host memory
+  /// on the CPU. Charged to ZSHARD_RT_MEM_HOST_OFFLOAD.
+  ZSHARD_RT_PLACEMENT_HOST = 1
+} zshard_rt_placement;
+
+/// One rank's device.
+typedef struct zshard_rt_device zshard_rt_device;
+
+/// Creates a device of \p kind in \p *out (NULL on failure). A CUDA device
+/// is chosen by the local rank: the environment variable ZSHARD_LOCAL_RANK,
+/// else OMPI_COMM_WORLD_LOCAL_RANK, else \p rank modulo the device count; a
+/// local rank at or above the device count is an error. Without a usable GPU
+/// (no driver, no device, a build without CUDA) it fails with
+/// ZSHARD_RT_ERROR_UNAVAILABLE and says why; a driver older than the CUDA
+/// runtime the library was built with is named with both versions. The CPU
+/// device ignores \p rank.
+ZSHARD_RT_API zshard_rt_status zshard_rt_device_create(
+    zshard_rt_device_kind kind, int32_t rank, zshard_rt_device **out);
+
+/// Destroys \p device (NULL is ignored) after waiting for its work. Its
+/// blocks must have been freed; cached device memory goes back to the driver.
+/// No thread may have it current.
+ZSHARD_RT_API void zshard_rt_device_destroy(zshard_rt_device *device);
+
+/// The kind of \p device.
+ZSHARD_RT_API zshard_rt_device_kind
+zshard_rt_device_get_kind(const zshard_rt_device *device);
+
+/// "cpu", or "cuda:<ordinal> (<product name>)" (valid while \p device lives).
+ZSHARD_RT_API const char *zshard_rt_device_name(const zshard_rt_device *device);
+
+/// Allocates \p bytes at \p placement on \p device, charged to \p ctx (see
+/// above), in \p *out (NULL on failure; a zero-byte request gives a distinct,
+/// freeable block). Aligned to at least 64 bytes (256 on CUDA). Contents are
+/// undefined. Out of memory is ZSHARD_RT_ERROR_OUT_OF_MEMORY with the bytes
+/// and the category in the message.
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_device_alloc(zshard_rt_device *device, zshard_rt_mem_ctx *ctx,
+                       zshard_rt_mem_category category, uint64_t bytes,
+                       zshard_rt_placement placement, void **out);
+
+/// Frees a block of zshard_rt_device_alloc() (NULL is a no-op), crediting the
+/// context it was charged to.
+ZSHARD_RT_API zshard_rt_status zshard_rt_device_free(zshard_rt_device *device,
+                                                     void *ptr);
+
+/// Copies \p bytes from host memory \p src into the device block \p dst
+/// (either placement), after the work already queued on the device's compute
+/// stream; returns when the copy is complete.
+ZSHARD_RT_API zshard_rt_status zshard_rt_device_copy_to_device(
+    zshard_rt_device *device, void *dst, const void *src, uint64_t bytes);
+
+/// Copies \p bytes from the device block \p src to host memory \p dst, after
+/// the work already queued on the compute stream; returns when complete.
+ZSHARD_RT_API zshard_rt_status zshard_rt_device_copy_to_host(
+    zshard_rt_device *device, void *dst, const void *src, uint64_t bytes);
+
+/// Sets \p bytes of the device block \p ptr to zero (on the compute stream).
+ZSHARD_RT_API zshard_rt_status zshard_rt_device_memset_zero(
+    zshard_rt_device *device, void *ptr, uint64_t bytes);
+
+/// Waits until every stream of \p device is idle.
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_device_synchronize(zshard_rt_device *device);
+
+/// Sets the calling thread's current device: the one whose memory the MLIR
+/// allocation hooks hand out and on which zshard_rt_step_sgemm() and
+/// zshard_rt_step_gemm_bf16() run (cuBLAS on the compute stream for CUDA),
+/// and whose streams NCCL collectives order with. NULL or a CPU device: the
+/// host paths (the default). A CUDA device is also made the thread's current
+/// CUDA device (cudaSetDevice; should that fail, the process ends with one
+/// line, as the step entries do).
+ZSHARD_RT_API void zshard_rt_set_current_device(zshard_rt_device *device);
+
+/// The calling thread's current device from zshard_rt_set_current_device(),
+/// or NULL.
+ZSHARD_RT_API zshard_rt_device *zshard_rt_current_device(void);
 
 //===----------------------------------------------------------------------===//
 // Communication backends
@@ -421,7 +550,28 @@ ZSHARD_RT_API zshard_rt_status zshard_rt_local_world_comm(
 /// ZSHARD_RT_ERROR_UNAVAILABLE when built without MPI.
 ZSHARD_RT_API zshard_rt_status zshard_rt_mpi_comm_create(zshard_rt_comm **out);
 
-/// Destroys a communicator from zshard_rt_mpi_comm_create() (NULL is
+/// Creates this process's NCCL communicator over \p device (a CUDA device)
+/// in \p *out (NULL on failure); collective over the ranks of the run.
+/// Collectives run on the device's communication stream, ordered after the
+/// work queued on its compute stream by events, and the compute stream waits
+/// for them by events too: no host blocking. Buffers are device memory;
+/// others are staged through device memory and block the host. Rank and size,
+/// and how the ncclUniqueId travels:
+///  - under an MPI launch (MPI initialized, e.g. by zshard_rt_mpi_init()):
+///    the rank and size of MPI_COMM_WORLD, rank 0's id broadcast over MPI;
+///  - otherwise (one machine): the environment variables ZSHARD_RANK and
+///    ZSHARD_WORLD_SIZE (both unset: rank 0 of 1) and a file rendezvous at
+///    ZSHARD_NCCL_ID_FILE (needed when the size is above 1): rank 0 writes
+///    the id there atomically, the others wait for it (at most the
+///    collective timeout, ZSHARD_COLLECTIVE_TIMEOUT_S) and fail naming the
+///    file.
+/// A failing ncclCommInitRank is ZSHARD_RT_ERROR_COMMUNICATION with
+/// ncclGetErrorString(). ZSHARD_RT_ERROR_UNAVAILABLE when built without NCCL.
+ZSHARD_RT_API zshard_rt_status
+zshard_rt_nccl_comm_create(zshard_rt_device *device, zshard_rt_comm **out);
+
+/// Destroys a communicator from zshard_rt_mpi_comm_create() or
+/// zshard_rt_nccl_comm_create() (NULL is
 /// ignored). A local world's communicator is rejected with
 /// ZSHARD_RT_ERROR_INVALID_ARGUMENT: it belongs to its world.
 ZSHARD_RT_API zshard_rt_status zshard_rt_comm_destroy(zshard_rt_comm *comm);

@@ -1,0 +1,110 @@
+//===- CudaStepOps.cpp - The compiled step's entries on a CUDA device -----===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+//
+// While a CudaDevice is a thread's current device, the compiled step's
+// temporaries (the MLIR allocation hooks) come from its pool and its
+// products run through cuBLAS on the compute stream. Like the other step
+// entries they end the process with one line when they cannot go on.
+//
+// cuBLAS is column-major and the step's matrices are row-major. A row-major
+// m x n matrix with row stride ld is, read column-major, its n x m
+// transpose with leading dimension ld. So row-major C = op(A) op(B) is
+// column-major C^T = op(B)^T op(A)^T: the same call with the operands
+// swapped (B first), m and n swapped, and each operand's transpose flag as
+// the step gave it. alpha = beta = 1: C accumulates, as a linalg matmul does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda/CudaDevice.h"
+
+#include "step/Fatal.h"
+
+#include <climits>
+
+using namespace zshard::rt;
+
+namespace {
+
+const char *blasText(cublasStatus_t status) {
+  return cublasGetStatusString(status);
+}
+
+cublasOperation_t opOf(bool transposed) {
+  return transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+}
+
+/// cuBLAS takes the batch as an int: larger batches go in pieces.
+constexpr int64_t maxBatchPerCall = INT_MAX;
+
+} // namespace
+
+cublasHandle_t CudaDevice::blas() {
+  if (blasHandle)
+    return blasHandle;
+  cublasStatus_t status = cublasCreate(&blasHandle);
+  if (status != CUBLAS_STATUS_SUCCESS)
+    stepFatal("zshard_rt_step_sgemm", "%s: cublasCreate failed: %s",
+              deviceName.c_str(), blasText(status));
+  status = cublasSetStream(blasHandle, compute);
+  if (status != CUBLAS_STATUS_SUCCESS)
+    stepFatal("zshard_rt_step_sgemm", "%s: cublasSetStream failed: %s",
+              deviceName.c_str(), blasText(status));
+  return blasHandle;
+}
+
+void *CudaDevice::stepAllocate(zshard_rt_mem_ctx *ctx,
+                               zshard_rt_mem_category category, uint64_t bytes,
+                               uint64_t alignment) {
+  try {
+    return devicePool->allocate(ctx, category, bytes, alignment);
+  } catch (const Failure &failure) {
+    stepFatal("_mlir_memref_to_llvm_alloc", "%s", failure.what());
+  }
+}
+
+bool CudaDevice::stepFree(void *ptr) {
+  return devicePool->free(ptr) || freeHost(ptr);
+}
+
+void CudaDevice::stepSgemm(const StepGemmShape &s, const float *a,
+                           int64_t strideA, const float *b, int64_t strideB,
+                           float *c, int64_t strideC) {
+  const float one = 1.0f;
+  cublasHandle_t handle = blas();
+  for (int64_t first = 0; first < s.batch; first += maxBatchPerCall) {
+    int count = int(s.batch - first < maxBatchPerCall ? s.batch - first
+                                                      : maxBatchPerCall);
+    cublasStatus_t status = cublasSgemmStridedBatched(
+        handle, opOf(s.transB), opOf(s.transA), int(s.n), int(s.m), int(s.k),
+        &one, b + first * strideB, s.ldb, strideB, a + first * strideA, s.lda,
+        strideA, &one, c + first * strideC, s.ldc, strideC, count);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      stepFatal("zshard_rt_step_sgemm",
+                "%s: cublasSgemmStridedBatched failed: %s", deviceName.c_str(),
+                blasText(status));
+  }
+}
+
+void CudaDevice::stepGemmBf16(const StepGemmShape &s, const uint16_t *a,
+                              int64_t strideA, const uint16_t *b,
+                              int64_t strideB, float *c, int64_t strideC) {
+  const float one = 1.0f;
+  cublasHandle_t handle = blas();
+  for (int64_t first = 0; first < s.batch; first += maxBatchPerCall) {
+    int count = int(s.batch - first < maxBatchPerCall ? s.batch - first
+                                                      : maxBatchPerCall);
+    cublasStatus_t status = cublasGemmStridedBatchedEx(
+        handle, opOf(s.transB), opOf(s.transA), int(s.n), int(s.m), int(s.k),
+        &one, b + first * strideB, CUDA_R_16BF, s.ldb, strideB,
+        a + first * strideA, CUDA_R_16BF, s.lda, strideA, &one,
+        c + first * strideC, CUDA_R_32F, s.ldc, strideC, count,
+        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      stepFatal("zshard_rt_step_gemm_bf16",
+                "%s: cublasGemmStridedBatchedEx failed: %s", deviceName.c_str(),
+                blasText(status));
+  }
+}

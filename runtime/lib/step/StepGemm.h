@@ -1,0 +1,54 @@
+//===- StepGemm.h - What the step matrix products share ---------*- C++ -*-===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// zshard_rt_step_sgemm and zshard_rt_step_gemm_bf16 check their arguments
+/// the same way and add to the same per-thread counters
+/// (zshard_rt_step_sgemm_seconds, _flops, _calls), whichever device runs
+/// them.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_RUNTIME_LIB_STEP_STEPGEMM_H
+#define ZSHARD_RUNTIME_LIB_STEP_STEPGEMM_H
+
+#include <cstdint>
+
+namespace zshard::rt {
+
+/// Per-thread totals of the step matrix products.
+struct StepGemmCounters {
+  double seconds = 0;
+  double flops = 0;
+  uint64_t calls = 0;
+};
+
+/// The calling thread's counters.
+StepGemmCounters &stepGemmCounters();
+
+/// A batched row-major product C_i += op(A_i) op(B_i) after its checks: the
+/// leading dimensions as the BLAS takes them (a single row's stride replaced
+/// by the smallest valid one).
+struct StepGemmShape {
+  bool transA, transB;
+  int64_t batch, m, n, k;
+  int lda, ldb, ldc;
+  /// Whether the product is empty (C stays as it is).
+  bool empty() const { return batch == 0 || m == 0 || n == 0 || k == 0; }
+};
+
+/// Checks the dimensions and leading dimensions of a step product for
+/// \p entry and returns its shape; aborts (stepFatal) on what would make the
+/// BLAS misbehave: negative sizes, m, n, k above INT_MAX, a leading dimension
+/// below the row length, NULL operands of a non-empty product.
+StepGemmShape checkStepGemm(const char *entry, int32_t transA, int32_t transB,
+                            int64_t batch, int64_t m, int64_t n, int64_t k,
+                            const void *a, int64_t lda, const void *b,
+                            int64_t ldb, const void *c, int64_t ldc);
+
+} // namespace zshard::rt
+
+#endif // ZSHARD_RUNTIME_LIB_STEP_STEPGEMM_H
