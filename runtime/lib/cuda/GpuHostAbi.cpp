@@ -17,6 +17,8 @@
 //  - mgpuMemAlloc takes device memory from the device's pool, charged like
 //    the step's other temporaries (current memory context and category);
 //    host_shared memory is pinned, mapped host memory, never managed memory;
+//  - modules are loaded lazily, per device, at a function's first lookup
+//    (the step's constructor runs at dlopen, before any device is current);
 //  - modules, launches and 16/32-bit memsets use the driver API, whose entry
 //    points come through the CUDA runtime (cuda/DriverApi.h).
 //
@@ -42,6 +44,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 
 using namespace zshard::rt;
@@ -101,6 +105,52 @@ void allowSharedMemory(const char *entry, const DriverApi &api,
         "cuFuncSetAttribute (dynamic shared memory)");
 }
 
+/// A module of a compiled step: its embedded binary (a cubin or fatbin, or
+/// PTX to JIT), loaded on each device that asks for one of its functions.
+struct LazyModule {
+  const void *data;
+  bool jit;
+  int optLevel;
+  std::mutex mutex;
+  std::map<int, CUmodule> loaded; ///< by device ordinal
+};
+
+/// \p module loaded on \p device (current on this thread), loading it the
+/// first time.
+CUmodule loadOn(const char *entry, const DriverApi &api, CudaDevice &device,
+                LazyModule &module) {
+  std::lock_guard<std::mutex> lock(module.mutex);
+  auto [it, inserted] = module.loaded.try_emplace(device.ordinal(), nullptr);
+  if (!inserted)
+    return it->second;
+  CUmodule loaded = nullptr;
+  if (!module.jit) {
+    CUresult result = api.moduleLoadData(&loaded, module.data);
+    if (result != CUDA_SUCCESS) {
+      module.loaded.erase(it);
+      stepFatal(entry, "cuModuleLoadData failed: %s",
+                api.errorName(result).c_str());
+    }
+  } else {
+    char log[4096] = {0};
+    CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL,
+                              CU_JIT_ERROR_LOG_BUFFER,
+                              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {reinterpret_cast<void *>(intptr_t(module.optLevel)), log,
+                      reinterpret_cast<void *>(intptr_t(sizeof(log) - 1))};
+    CUresult result =
+        api.moduleLoadDataEx(&loaded, module.data, 3, options, values);
+    if (result != CUDA_SUCCESS) {
+      module.loaded.erase(it);
+      stepFatal(entry, "cuModuleLoadDataEx (PTX, -O%d) failed: %s%s%s",
+                module.optLevel, api.errorName(result).c_str(),
+                log[0] ? ": " : "", log);
+    }
+  }
+  it->second = loaded;
+  return loaded;
+}
+
 } // namespace
 
 namespace zshard::rt {
@@ -116,46 +166,41 @@ struct MemRefHead {
 
 extern "C" {
 
+// The step's constructor "loads" its embedded binary when step.so is
+// opened, on whatever thread opens it and before any device is current;
+// and one process may run ranks on several GPUs, each with its own
+// context. So loading only records the binary; each device loads it on its
+// first mgpuModuleGetFunction, with that device current.
 ZSHARD_RT_API CUmodule mgpuModuleLoad(void *data, size_t gpuBlobSize) {
-  const char *entry = "mgpuModuleLoad";
-  currentCuda(entry);
-  const DriverApi &api = driver(entry);
   (void)gpuBlobSize; // cubin and fatbin headers carry their own size
-  CUmodule module = nullptr;
-  checkDriver(entry, api, api.moduleLoadData(&module, data),
-              "cuModuleLoadData");
-  return module;
+  return reinterpret_cast<CUmodule>(new LazyModule{data, false, 0, {}, {}});
 }
 
 ZSHARD_RT_API CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
-  const char *entry = "mgpuModuleLoadJIT";
-  currentCuda(entry);
-  const DriverApi &api = driver(entry);
-  char log[4096] = {0};
-  CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL, CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {reinterpret_cast<void *>(intptr_t(optLevel)), log,
-                    reinterpret_cast<void *>(intptr_t(sizeof(log) - 1))};
-  CUmodule module = nullptr;
-  CUresult result = api.moduleLoadDataEx(&module, data, 3, options, values);
-  if (result != CUDA_SUCCESS)
-    stepFatal(entry, "cuModuleLoadDataEx (PTX, -O%d) failed: %s%s%s", optLevel,
-              api.errorName(result).c_str(), log[0] ? ": " : "", log);
-  return module;
+  return reinterpret_cast<CUmodule>(
+      new LazyModule{data, true, optLevel, {}, {}});
 }
 
 ZSHARD_RT_API void mgpuModuleUnload(CUmodule module) {
-  const char *entry = "mgpuModuleUnload";
-  const DriverApi &api = driver(entry);
-  checkDriver(entry, api, api.moduleUnload(module), "cuModuleUnload");
+  auto *lazy = reinterpret_cast<LazyModule *>(module);
+  if (!lazy)
+    return;
+  std::string why;
+  if (const DriverApi *api = driverApi(why))
+    for (auto &[ordinal, loaded] : lazy->loaded)
+      (void)api->moduleUnload(loaded); // process teardown: nothing to report
+  delete lazy;
 }
 
 ZSHARD_RT_API CUfunction mgpuModuleGetFunction(CUmodule module,
                                                const char *name) {
   const char *entry = "mgpuModuleGetFunction";
+  CudaDevice &device = currentCuda(entry);
   const DriverApi &api = driver(entry);
+  CUmodule loaded = loadOn(entry, api, device,
+                           *reinterpret_cast<LazyModule *>(module));
   CUfunction function = nullptr;
-  CUresult result = api.moduleGetFunction(&function, module, name);
+  CUresult result = api.moduleGetFunction(&function, loaded, name);
   if (result != CUDA_SUCCESS)
     stepFatal(entry, "cuModuleGetFunction('%s') failed: %s", name ? name : "",
               api.errorName(result).c_str());
