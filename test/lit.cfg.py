@@ -16,7 +16,8 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.zshard_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "CUDA_HOME", "CUDA_PATH"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.zshard_tools_dir, config.llvm_tools_dir]
@@ -25,3 +26,18 @@ tools = [ToolSubst("zshard-opt", unresolved="fatal"),
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.zshard_tools_dir, append_path=True)
+
+# A CUDA toolkit (libdevice, ptxas, fatbinary), found as zshard's CUDA target
+# finds it, for the tests that link libdevice or build cubins. PTX needs none.
+def _find_cuda_toolkit():
+    for root in [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"),
+                 "/usr/local/cuda"]:
+        if root and os.path.isdir(os.path.join(root, "nvvm", "libdevice")):
+            return root
+    return None
+
+
+_cuda = _find_cuda_toolkit()
+if _cuda and all(os.access(os.path.join(_cuda, "bin", tool), os.X_OK)
+                 for tool in ("ptxas", "fatbinary")):
+    config.available_features.add("cuda-toolkit")

@@ -6,6 +6,8 @@
 
 #include "zshard/Analysis/CostModel.h"
 
+#include "zshard/Analysis/StepContract.h"
+
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -21,14 +23,16 @@ std::optional<DeviceModel> mlir::zshard::lookupDevice(StringRef name) {
   // Dense peaks from the vendors' data sheets (SXM parts); f32 is plain
   // FP32, not TF32. The cpu preset is this machine: one core's OpenBLAS
   // sgemm rate and a stream-like bandwidth, as bench/step_time.py measures.
+  // The host link is PCIe 4.0 x16 (A100) or 5.0 x16 (H100, H200) at about
+  // 80% of its peak; the cpu's host pool is its own memory.
   if (name == "a100")
-    return DeviceModel{"a100", 19.5e12, 312e12, 2.0e12};
+    return DeviceModel{"a100", 19.5e12, 312e12, 2.0e12, 25e9};
   if (name == "h100")
-    return DeviceModel{"h100", 67e12, 989e12, 3.35e12};
+    return DeviceModel{"h100", 67e12, 989e12, 3.35e12, 50e9};
   if (name == "h200")
-    return DeviceModel{"h200", 67e12, 989e12, 4.8e12};
+    return DeviceModel{"h200", 67e12, 989e12, 4.8e12, 50e9};
   if (name == "cpu")
-    return DeviceModel{"cpu", 60e9, 5e9, 20e9};
+    return DeviceModel{"cpu", 60e9, 5e9, 20e9, 20e9};
   return std::nullopt;
 }
 
@@ -116,6 +120,14 @@ FailureOr<CostReport> CostModel::estimate(func::FuncOp step) const {
   CostReport report;
   double compute = 0, comm = 0;
   llvm::DenseMap<Value, double> done; // token -> completion time
+  // Offloaded state crosses the host link: read by the op that updates it,
+  // and its update written back.
+  llvm::SmallPtrSet<Value, 8> offloaded;
+  for (BlockArgument arg : step.getArguments())
+    if (auto placement = step.getArgAttrOfType<StringAttr>(
+            arg.getArgNumber(), contract::kPlacement);
+        placement && placement.getValue() == "host")
+      offloaded.insert(arg);
   for (Operation &op : step.front().without_terminator()) {
     if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
       std::optional<int64_t> ranks = groupSize(collective);
@@ -147,6 +159,14 @@ FailureOr<CostReport> CostModel::estimate(func::FuncOp step) const {
     }
     double seconds = 0;
     op.walk([&](Operation *nested) { seconds += opSeconds(nested); });
+    // Once a step each, at the first op that reads it.
+    for (Value operand : op.getOperands())
+      if (offloaded.erase(operand)) {
+        double crossing =
+            2.0 * double(bytesOf(operand.getType())) / device.hostBandwidth;
+        report.offloadSeconds += crossing;
+        seconds += crossing;
+      }
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
       double iterations = 1;
       for (int64_t range : linalgOp.getStaticLoopRanges())
@@ -167,7 +187,8 @@ std::string CostReport::toJSON() const {
                             {"communication_s", communicationSeconds},
                             {"exposed_communication_s", exposedSeconds},
                             {"flops", flops},
-                            {"collectives", collectives}};
+                            {"collectives", collectives},
+                            {"offload_s", offloadSeconds}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(object));

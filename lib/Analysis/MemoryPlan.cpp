@@ -24,7 +24,8 @@ using namespace mlir::zshard;
 StringRef mlir::zshard::stringifyMemCategory(MemCategory category) {
   static constexpr StringLiteral names[kNumMemCategories] = {
       "parameters",  "gradients",     "optimizer_state",
-      "activations", "communication", "other"};
+      "activations", "communication", "other",
+      "host_offload"};
   return names[int(category)];
 }
 
@@ -110,7 +111,8 @@ void MemoryPlan::charge(Operation *at, int category, int64_t bytes) {
   peaks[category] = std::max(peaks[category], live[category] + held[category]);
   int64_t total = 0;
   for (int c = 0; c < kNumMemCategories; ++c)
-    total += live[c] + held[c];
+    if (isDeviceCategory(c))
+      total += live[c] + held[c];
   if (total > peakTotal) {
     peakTotal = total;
     peakOp = at;
@@ -122,11 +124,12 @@ void MemoryPlan::charge(Operation *at, int category, int64_t bytes) {
 void MemoryPlan::addHeld(MemCategory category, int64_t bytes) {
   held[int(category)] += bytes;
   peaks[int(category)] += bytes;
+  bool device = isDeviceCategory(int(category));
   for (Point &point : timeline) {
     point.live[int(category)] += bytes;
-    point.total += bytes;
+    point.total += device ? bytes : 0;
   }
-  peakTotal += bytes;
+  peakTotal += device ? bytes : 0;
   liveAtPeak[int(category)] += bytes;
 }
 
@@ -135,8 +138,9 @@ LogicalResult MemoryPlan::run() {
   peaks = held;
   liveAtPeak = held;
   peakTotal = 0;
-  for (int64_t bytes : held)
-    peakTotal += bytes;
+  for (int c = 0; c < kNumMemCategories; ++c)
+    if (isDeviceCategory(c))
+      peakTotal += held[c];
   peakOp = nullptr;
   timeline.clear();
 
@@ -188,7 +192,8 @@ LogicalResult MemoryPlan::run() {
         Point point{&op, live, 0};
         for (int c = 0; c < kNumMemCategories; ++c) {
           point.live[c] += held[c];
-          point.total += point.live[c];
+          if (isDeviceCategory(c))
+            point.total += point.live[c];
         }
         timeline.push_back(point);
       }
@@ -232,41 +237,40 @@ static int64_t tensorBytes(RankedTensorType type) {
   return type.getNumElements() * elementBytes(type.getElementType());
 }
 
-void mlir::zshard::addRuntimeHeldBuffers(MemoryPlan &plan,
-                                         const StepContract &contract) {
-  for (const StepArgument &arg : contract.getArguments()) {
-    MemCategory category = MemCategory::Other;
-    switch (arg.role) {
-    case ArgRole::Param:
-    case ArgRole::ParamShard:
-      category = MemCategory::Parameters;
-      break;
-    case ArgRole::OptState:
-    case ArgRole::OptStateShard:
-      category = MemCategory::OptimizerState;
-      break;
-    case ArgRole::Batch:
-      category = MemCategory::Activations;
-      break;
-    case ArgRole::Hyper:
-      break;
-    }
-    plan.addHeld(category, tensorBytes(arg.type));
+static MemCategory heldCategory(const StepArgument &arg) {
+  switch (arg.role) {
+  case ArgRole::Param:
+  case ArgRole::ParamShard:
+    return MemCategory::Parameters;
+  case ArgRole::OptState:
+  case ArgRole::OptStateShard:
+    return arg.placement == Placement::Host ? MemCategory::HostOffload
+                                            : MemCategory::OptimizerState;
+  case ArgRole::Batch:
+    return MemCategory::Activations;
+  case ArgRole::Hyper:
+    break;
   }
+  return MemCategory::Other;
+}
+
+void mlir::zshard::addRuntimeHeldBuffers(MemoryPlan &plan,
+                                         const StepContract &contract,
+                                         func::FuncOp lowered) {
+  ArrayRef<StepArgument> arguments = contract.getArguments();
+  for (const StepArgument &arg : arguments)
+    plan.addHeld(heldCategory(arg), tensorBytes(arg.type));
   for (const StepResult &result : contract.getResults()) {
+    unsigned outParam = arguments.size() + result.index;
+    if (lowered && outParam < lowered.getNumArguments() &&
+        lowered.getArgAttr(outParam, contract::kInPlace))
+      continue;
     MemCategory category = MemCategory::Other;
-    switch (result.role) {
-    case ResultRole::ParamOut:
-    case ResultRole::ParamShardOut:
-      category = MemCategory::Parameters;
-      break;
-    case ResultRole::OptStateOut:
-    case ResultRole::OptStateShardOut:
-      category = MemCategory::OptimizerState;
-      break;
-    case ResultRole::Loss:
-      break;
-    }
+    if (result.role != ResultRole::Loss)
+      for (const StepArgument &arg : arguments)
+        if (arg.name == result.name && arg.role != ArgRole::Batch &&
+            arg.role != ArgRole::Hyper)
+          category = heldCategory(arg);
     plan.addHeld(category, tensorBytes(result.type));
   }
 }
@@ -294,5 +298,8 @@ std::string mlir::zshard::formatMemoryTable(const MemoryPlan &plan) {
   os << llvm::formatv("{0,-16} {1,16} {2,16} {3,16}\n", "total", "", "",
                       plan.getPeakTotal());
   os << "peak per rank: " << formatBytes(plan.getPeakTotal()) << "\n";
+  if (int64_t host = plan.getPeaks()[int(MemCategory::HostOffload)])
+    os << "host pool per rank (offloaded, not in the peak): "
+       << formatBytes(host) << "\n";
   return text;
 }

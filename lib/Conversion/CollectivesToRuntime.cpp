@@ -206,12 +206,17 @@ void CollectivesToRuntimePass::runOnOperation() {
       }
       Builder b(&getContext());
       func::FuncOp coord = getOrDeclareRuntimeFunction(
-          module, "zshard_rt_step_grid_coord",
+          module, kGridCoordFn,
           b.getFunctionType({b.getI32Type()}, {b.getI64Type()}));
       Value axisValue =
           arith::ConstantIntOp::create(builder, loc, b.getI32Type(), axis);
-      Value value =
-          func::CallOp::create(builder, loc, coord, axisValue).getResult(0);
+      auto call = func::CallOp::create(builder, loc, coord, axisValue);
+      // The axis size, where static, bounds the coordinate for analyses of
+      // the bufferized step (zshard-update-in-place).
+      if (grid && !ShapedType::isDynamic(grid.getShape()[axis]))
+        call->setAttr(kAxisSizeAttr,
+                      b.getI64IntegerAttr(grid.getShape()[axis]));
+      Value value = call.getResult(0);
       results.push_back(arith::IndexCastOp::create(
           builder, loc, builder.getIndexType(), value));
     }

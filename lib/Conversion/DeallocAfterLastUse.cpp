@@ -6,6 +6,8 @@
 
 #include "zshard/Conversion/Passes.h"
 
+#include "BufferUses.h"
+
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -23,35 +25,6 @@ using namespace mlir;
 using namespace mlir::zshard;
 
 namespace {
-
-/// The last op of `block` (other than `dealloc`) that may touch the buffer
-/// `alloc`: one that uses it or a value derived from it, transitively
-/// through every result of such ops. `position` numbers the block's ops.
-Operation *lastUse(Value alloc, Operation *dealloc, Block &block,
-                   const llvm::DenseMap<Operation *, unsigned> &position) {
-  Operation *last = alloc.getDefiningOp();
-  unsigned lastPosition = position.lookup(last);
-  SmallVector<Value> worklist = {alloc};
-  llvm::SmallPtrSet<Value, 16> seen = {alloc};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      if (user == dealloc)
-        continue;
-      Operation *top = block.findAncestorOpInBlock(*user);
-      if (!top)
-        continue;
-      if (unsigned at = position.lookup(top); at > lastPosition) {
-        last = top;
-        lastPosition = at;
-      }
-      for (Value result : user->getResults())
-        if (seen.insert(result).second)
-          worklist.push_back(result);
-    }
-  }
-  return last;
-}
 
 /// How `func`'s buffers get freed.
 enum class Freeing {
@@ -117,22 +90,20 @@ struct DeallocAfterLastUsePass
   void process(Block &block, bool insert) {
     // Positions in the block as it is now; placing deallocations does not
     // change the order of the other ops, so they stay valid below.
-    llvm::DenseMap<Operation *, unsigned> position;
-    for (auto [i, op] : llvm::enumerate(block))
-      position[&op] = unsigned(i);
+    BlockPositions position = numberOps(block);
     SmallVector<std::pair<Operation *, Operation *>> moves;
     SmallVector<std::pair<Value, Operation *>> inserts;
     if (insert) {
       for (memref::AllocOp alloc : block.getOps<memref::AllocOp>())
         inserts.push_back(
-            {alloc, lastUse(alloc, nullptr, block, position)});
+            {alloc, lastTouch(alloc, block, position)});
     } else {
       for (memref::DeallocOp dealloc : block.getOps<memref::DeallocOp>()) {
         Value buffer = dealloc.getMemref();
         auto alloc = buffer.getDefiningOp<memref::AllocOp>();
         if (!alloc || alloc->getBlock() != &block)
           continue;
-        Operation *last = lastUse(buffer, dealloc, block, position);
+        Operation *last = lastTouch(buffer, block, position, {dealloc});
         if (position.lookup(last) + 1 < position.lookup(dealloc))
           moves.push_back({dealloc, last});
       }

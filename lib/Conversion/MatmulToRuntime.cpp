@@ -5,9 +5,10 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Replaces f32 linalg.matmul / linalg.batch_matmul on memrefs by calls of
-/// the runtime's batched sgemm, folding operand transposes (from indexing
-/// maps or from column-major storage) into the BLAS transpose flags.
+/// Replaces f32 (and bf16 x bf16 -> f32) linalg.matmul / linalg.batch_matmul
+/// on memrefs by calls of the runtime's batched sgemm (gemm_bf16), folding
+/// operand transposes (from indexing maps or from column-major storage) into
+/// the BLAS transpose flags.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +32,7 @@ using namespace mlir;
 namespace {
 
 constexpr StringLiteral kSgemm = "zshard_rt_step_sgemm";
+constexpr StringLiteral kGemmBF16 = "zshard_rt_step_gemm_bf16";
 
 /// How one operand is handed to BLAS.
 struct MatrixOperand {
@@ -40,14 +42,14 @@ struct MatrixOperand {
   int64_t batchStride = 0;
 };
 
-/// Describes `value`, a memref of rank 2 (or 3 with a leading batch
-/// dimension), as a BLAS operand. `mapTranspose` says whether the op reads
-/// it transposed. Fails unless its strides are static and one of the two
-/// matrix dimensions is contiguous.
-FailureOr<MatrixOperand> describeOperand(Value value, bool hasBatch,
-                                         bool mapTranspose) {
+/// Describes `value`, a memref of `elementType` and rank 2 (or 3 with a
+/// leading batch dimension), as a BLAS operand. `mapTranspose` says whether
+/// the op reads it transposed. Fails unless its strides are static and one
+/// of the two matrix dimensions is contiguous.
+FailureOr<MatrixOperand> describeOperand(Value value, Type elementType,
+                                         bool hasBatch, bool mapTranspose) {
   auto type = dyn_cast<MemRefType>(value.getType());
-  if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
+  if (!type || type.getElementType() != elementType || !type.hasStaticShape())
     return failure();
   SmallVector<int64_t> strides;
   int64_t offset;
@@ -124,14 +126,17 @@ FailureOr<std::pair<bool, bool>> classifyMaps(linalg::LinalgOp op,
   return std::make_pair(transA, transB);
 }
 
-func::FuncOp getOrDeclareSgemm(ModuleOp module) {
+/// The runtime's gemm entry for operands of `elementType` (f32: sgemm,
+/// bf16: gemm_bf16); both take the same arguments.
+func::FuncOp getOrDeclareGemm(ModuleOp module, Type elementType) {
   Builder b(module.getContext());
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   SmallVector<Type> inputs = {i32, i32, i64, i64, i64, i64, ptr, i64,
                               i64, ptr, i64, i64, ptr, i64, i64};
   return mlir::zshard::getOrDeclareRuntimeFunction(
-      module, kSgemm, b.getFunctionType(inputs, {}));
+      module, elementType.isBF16() ? kGemmBF16 : kSgemm,
+      b.getFunctionType(inputs, {}));
 }
 
 struct MatmulToRuntimePass
@@ -151,9 +156,19 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
   Value a = op.getDpsInputOperand(0)->get();
   Value b = op.getDpsInputOperand(1)->get();
   Value c = op.getDpsInitOperand(0)->get();
-  FailureOr<MatrixOperand> opA = describeOperand(a, hasBatch, maps->first);
-  FailureOr<MatrixOperand> opB = describeOperand(b, hasBatch, maps->second);
-  FailureOr<MatrixOperand> opC = describeOperand(c, hasBatch, false);
+  // f32 x f32 -> f32 (sgemm) or bf16 x bf16 -> f32 (gemm_bf16).
+  auto aType = dyn_cast<MemRefType>(a.getType());
+  if (!aType)
+    return failure();
+  Type inputType = aType.getElementType();
+  if (!inputType.isF32() && !inputType.isBF16())
+    return failure();
+  Type f32 = Float32Type::get(op->getContext());
+  FailureOr<MatrixOperand> opA =
+      describeOperand(a, inputType, hasBatch, maps->first);
+  FailureOr<MatrixOperand> opB =
+      describeOperand(b, inputType, hasBatch, maps->second);
+  FailureOr<MatrixOperand> opC = describeOperand(c, f32, hasBatch, false);
   if (failed(opA) || failed(opB) || failed(opC) || opC->transpose)
     return failure();
 
@@ -191,7 +206,8 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
                              mlir::zshard::getElementPointer(builder, loc, c),
                              i64(opC->leadingDim),
                              i64(opC->batchStride)};
-  func::CallOp::create(builder, loc, getOrDeclareSgemm(getOperation()), args);
+  func::CallOp::create(builder, loc,
+                       getOrDeclareGemm(getOperation(), inputType), args);
   op->erase();
   return success();
 }

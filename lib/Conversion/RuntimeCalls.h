@@ -21,6 +21,11 @@
 namespace mlir {
 namespace zshard {
 
+/// The runtime entry that returns the rank's coordinate on a grid axis, and
+/// the attribute its calls carry when the axis has a static size.
+inline constexpr StringLiteral kGridCoordFn = "zshard_rt_step_grid_coord";
+inline constexpr StringLiteral kAxisSizeAttr = "zshard.axis_size";
+
 /// The private declaration of runtime entry `name` in `module`, created with
 /// `type` when missing.
 func::FuncOp getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,

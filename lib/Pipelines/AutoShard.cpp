@@ -59,6 +59,8 @@ static void buildCandidatePipeline(OpPassManager &pm,
   pm.addPass(createShard());
   pm.addPass(createAsync());
   pm.addPass(createPrefetch());
+  if (candidate.offload)
+    pm.addPass(createOffload());
 }
 
 FailureOr<AutoCandidate> mlir::zshard::autoShard(ModuleOp module,
@@ -72,7 +74,7 @@ FailureOr<AutoCandidate> mlir::zshard::autoShard(ModuleOp module,
   os << llvm::formatv("auto: {0} ranks, {1} per rank, {2} over {3}\n",
                       options.ranks, formatBytes(options.memoryPerRank),
                       options.device.name, options.link.name);
-  os << llvm::formatv("{0,-24} {1,14} {2,12} {3,12}  {4}\n", "candidate",
+  os << llvm::formatv("{0,-28} {1,14} {2,12} {3,12}  {4}\n", "candidate",
                       "peak/rank", "step (ms)", "exposed (ms)", "verdict");
   for (AutoCandidate &candidate : candidates) {
     OwningOpRef<ModuleOp> copy = module.clone();
@@ -96,12 +98,31 @@ FailureOr<AutoCandidate> mlir::zshard::autoShard(ModuleOp module,
     if (failed(bufferize.run(*copy)))
       return module.emitError() << "auto: cannot plan the memory of "
                                 << candidate.name() << " (see above)";
-    MemoryPlan plan(copy->lookupSymbol<func::FuncOp>(stepName));
+    auto lowered = copy->lookupSymbol<func::FuncOp>(stepName);
+    MemoryPlan plan(lowered);
     if (failed(plan.run()))
       return failure();
-    addRuntimeHeldBuffers(plan, contract);
+    addRuntimeHeldBuffers(plan, contract, lowered);
     candidate.peakBytes = plan.getPeakTotal();
+    candidate.optimizerStateBytes =
+        plan.getHeld()[int(MemCategory::OptimizerState)];
     candidate.fits = candidate.peakBytes <= options.memoryPerRank;
+  }
+  // Offloading takes the held optimizer state off every point of the
+  // device timeline (the update writes it in place), and costs moving it
+  // over the host link and back, as the cost model charges it.
+  for (size_t i = 0, e = candidates.size(); i < e; ++i) {
+    if (candidates[i].fits || candidates[i].optimizerStateBytes == 0)
+      continue;
+    AutoCandidate offloaded = candidates[i];
+    offloaded.offload = true;
+    offloaded.hostBytes = offloaded.optimizerStateBytes;
+    offloaded.peakBytes -= offloaded.optimizerStateBytes;
+    offloaded.optimizerStateBytes = 0;
+    offloaded.stepSeconds += 2.0 * double(offloaded.hostBytes) /
+                             options.device.hostBandwidth;
+    offloaded.fits = offloaded.peakBytes <= options.memoryPerRank;
+    candidates.push_back(offloaded);
   }
 
   AutoCandidate *best = nullptr;
@@ -121,14 +142,19 @@ FailureOr<AutoCandidate> mlir::zshard::autoShard(ModuleOp module,
                               candidate.stepSeconds / best->stepSeconds,
                               best->name())
                     .str();
-    os << llvm::formatv("{0,-24} {1,14} {2,12:f3} {3,12:f3}  {4}\n",
+    os << llvm::formatv("{0,-28} {1,14} {2,12:f3} {3,12:f3}  {4}\n",
                         candidate.name(), formatBytes(candidate.peakBytes),
                         candidate.stepSeconds * 1e3,
                         candidate.exposedSeconds * 1e3, verdict);
   }
-  os << llvm::formatv("{0,-24} {1,14} {2,12} {3,12}  {4}\n",
-                      "offload optimizer state", "-", "-", "-",
-                      "not tried: the runtime has no host pool yet");
+  if (llvm::none_of(candidates,
+                    [](const AutoCandidate &c) { return c.offload; }))
+    os << llvm::formatv("{0,-28} {1,14} {2,12} {3,12}  {4}\n",
+                        "+offload", "-", "-", "-",
+                        "not tried: every candidate fits without it");
+  else if (best && best->offload)
+    os << llvm::formatv("host pool per rank for {0}: {1}\n", best->name(),
+                        formatBytes(best->hostBytes));
   if (!best) {
     const AutoCandidate *smallest = &candidates.front();
     for (const AutoCandidate &candidate : candidates)

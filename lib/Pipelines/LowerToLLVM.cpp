@@ -59,6 +59,7 @@ void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(zshard::createUpdateInPlace());
   if (options.tagAllocations)
     pm.addPass(zshard::createTagAllocations());
   if (options.runtimeMatmul)
@@ -112,4 +113,5 @@ void zshard::registerZShardPipelines() {
       "Lower a training step on tensors to the LLVM dialect, ready to "
       "become a compiled artifact",
       buildLowerToLLVMPipeline);
+  registerLowerToCUDAPipeline();
 }

@@ -43,21 +43,27 @@ static std::string describe(StringRef role, StringRef name,
       .str();
 }
 
-std::string zshard::getCanonicalSignature(const StepContract &contract) {
+std::string zshard::getCanonicalSignature(const StepContract &contract,
+                                          ArrayRef<bool> inPlace) {
   std::string text;
   for (const StepArgument &argument : contract.getArguments())
     text +=
         describe(stringifyArgRole(argument.role), argument.name, argument.type);
   text += "->";
-  for (const StepResult &result : contract.getResults())
-    text +=
-        describe(stringifyResultRole(result.role), result.name, result.type);
+  for (const StepResult &result : contract.getResults()) {
+    bool updatedInPlace = result.index < inPlace.size() && inPlace[result.index];
+    text += describe((stringifyResultRole(result.role) +
+                      (updatedInPlace ? "(in_place)" : ""))
+                         .str(),
+                     result.name, result.type);
+  }
   return text;
 }
 
-std::string zshard::getSignatureHash(const StepContract &contract) {
+std::string zshard::getSignatureHash(const StepContract &contract,
+                                     ArrayRef<bool> inPlace) {
   uint64_t hash = 0xcbf29ce484222325ULL;
-  for (unsigned char c : getCanonicalSignature(contract)) {
+  for (unsigned char c : getCanonicalSignature(contract, inPlace)) {
     hash ^= c;
     hash *= 0x100000001b3ULL;
   }
@@ -150,6 +156,8 @@ llvm::json::Object zshard::buildManifest(const StepContract &contract,
       entry["unit"] = argument.unit;
     if (!argument.slot.empty())
       entry["slot"] = argument.slot;
+    if (argument.placement == Placement::Host)
+      entry["placement"] = "host";
     arguments.push_back(std::move(entry));
   }
   llvm::json::Array results;
@@ -200,4 +208,33 @@ llvm::json::Object zshard::buildManifest(const StepContract &contract,
                             {"arguments", std::move(arguments)},
                             {"results", std::move(results)},
                             {"units", std::move(units)}};
+}
+
+SmallVector<bool> zshard::getInPlaceResults(const StepContract &contract,
+                                            func::FuncOp lowered) {
+  SmallVector<bool> inPlace;
+  unsigned numArguments = contract.getArguments().size();
+  for (const StepResult &result : contract.getResults()) {
+    unsigned outParam = numArguments + result.index;
+    inPlace.push_back(outParam < lowered.getNumArguments() &&
+                      lowered.getArgAttr(outParam, contract::kInPlace));
+  }
+  return inPlace;
+}
+
+void zshard::recordInPlaceResults(llvm::json::Object &manifest,
+                                  const StepContract &contract,
+                                  ArrayRef<bool> inPlace) {
+  if (llvm::json::Array *results = manifest.getArray("results"))
+    for (auto [result, updatedInPlace] : llvm::zip(*results, inPlace))
+      if (updatedInPlace)
+        (*result.getAsObject())["in_place"] = true;
+  manifest["signature"] = getSignatureHash(contract, inPlace);
+}
+
+void zshard::recordTarget(llvm::json::Object &manifest, StringRef target,
+                          StringRef chip) {
+  manifest["target"] = target.str();
+  if (!chip.empty())
+    manifest["chip"] = chip.str();
 }

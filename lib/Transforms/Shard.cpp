@@ -239,6 +239,18 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
     }
     return b.getArrayAttr(inits);
   };
+  // A slot's shard stays in host memory when its members' state was there.
+  auto slotOffloaded = [&](StringRef slot) {
+    return llvm::any_of(plan.members, [&](const Member &m) {
+      std::string name =
+          contract->getArguments()[m.argIndex].name + "." + slot.str();
+      return llvm::any_of(contract->getArguments(),
+                          [&](const StepArgument &arg) {
+                            return arg.name == name &&
+                                   arg.placement == Placement::Host;
+                          });
+    });
+  };
   auto attrs = [&](StringRef role, StringRef slot, bool withInits) {
     std::string name = unit.getSymName().str();
     if (!slot.empty())
@@ -251,6 +263,9 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
       list.push_back(b.getNamedAttr(contract::kSlot, b.getStringAttr(slot)));
     if (withInits)
       list.push_back(b.getNamedAttr(contract::kInits, memberInits(slot)));
+    if (!slot.empty() && slotOffloaded(slot))
+      list.push_back(
+          b.getNamedAttr(contract::kPlacement, b.getStringAttr("host")));
     return b.getDictionaryAttr(list);
   };
   auto shardType = [&](Type element) {

@@ -89,3 +89,60 @@ func.func @kept(%a: memref<8x4xf64>, %b: memref<4x2xf64>, %c: memref<8x2xf64>,
   %r = linalg.matmul ins(%ta, %tb : tensor<8x4xf32>, tensor<4x2xf32>) outs(%tc : tensor<8x2xf32>) -> tensor<8x2xf32>
   return %r : tensor<8x2xf32>
 }
+
+// -----
+
+// Tests that a bf16 x bf16 -> f32 matmul calls gemm_bf16 with the arguments
+// sgemm would get (leading dimensions in elements of the operand's type),
+// here with B read transposed.
+// CHECK-LABEL: func.func @bf16
+// CHECK-SAME:    (%[[A:.*]]: memref<8x4xbf16>, %[[B:.*]]: memref<2x4xbf16>, %[[C:.*]]: memref<8x2xf32>)
+func.func @bf16(%a: memref<8x4xbf16>, %b: memref<2x4xbf16>, %c: memref<8x2xf32>) {
+  // CHECK-DAG: %[[F:.*]] = arith.constant 0 : i32
+  // CHECK-DAG: %[[T:.*]] = arith.constant 1 : i32
+  // CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+  // CHECK-DAG: %[[M:.*]] = arith.constant 8 : i64
+  // CHECK-DAG: %[[N:.*]] = arith.constant 2 : i64
+  // CHECK-DAG: %[[K:.*]] = arith.constant 4 : i64
+  // CHECK-DAG: %[[Z:.*]] = arith.constant 0 : i64
+  // CHECK-DAG: memref.extract_aligned_pointer_as_index %[[A]]
+  // CHECK-DAG: memref.extract_aligned_pointer_as_index %[[B]]
+  // CHECK-DAG: memref.extract_aligned_pointer_as_index %[[C]]
+  // CHECK:     call @zshard_rt_step_gemm_bf16(%[[F]], %[[T]], %[[ONE]], %[[M]], %[[N]], %[[K]], %{{.*}}, %[[K]], %[[Z]], %{{.*}}, %[[K]], %[[Z]], %{{.*}}, %[[N]], %[[Z]])
+  // CHECK-NOT: linalg.matmul
+  // CHECK-NOT: call @zshard_rt_step_sgemm
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<8x4xbf16>, memref<2x4xbf16>) outs(%c : memref<8x2xf32>)
+  return
+}
+// CHECK: func.func private @zshard_rt_step_gemm_bf16(i32, i32, i64, i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64)
+
+// -----
+
+// Tests that a bf16 batch_matmul into f32 calls gemm_bf16 with the batch
+// count and per-matrix strides counted in elements.
+// CHECK-LABEL: func.func @bf16_batch
+func.func @bf16_batch(%a: memref<3x8x4xbf16>, %b: memref<3x4x2xbf16>, %c: memref<3x8x2xf32>) {
+  // CHECK-DAG: %[[BATCH:.*]] = arith.constant 3 : i64
+  // CHECK-DAG: %[[SA:.*]] = arith.constant 32 : i64
+  // CHECK-DAG: %[[SC:.*]] = arith.constant 16 : i64
+  // CHECK:     call @zshard_rt_step_gemm_bf16(%{{.*}}, %{{.*}}, %[[BATCH]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SA]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SC]])
+  // CHECK-NOT: linalg.batch_matmul
+  linalg.batch_matmul ins(%a, %b : memref<3x8x4xbf16>, memref<3x4x2xbf16>) outs(%c : memref<3x8x2xf32>)
+  return
+}
+
+// -----
+
+// Tests that products no runtime gemm takes are kept: bf16 inputs with a
+// bf16 output, and mixed f32 x bf16 inputs.
+// CHECK-LABEL: func.func @bf16_kept
+func.func @bf16_kept(%a: memref<8x4xbf16>, %b: memref<4x2xbf16>, %c: memref<8x2xbf16>,
+                     %fa: memref<8x4xf32>, %fc: memref<8x2xf32>) {
+  // CHECK-NOT: call
+  // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<8x4xbf16>, memref<4x2xbf16>) outs(%{{.*}} : memref<8x2xbf16>)
+  // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<8x4xf32>, memref<4x2xbf16>) outs(%{{.*}} : memref<8x2xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xbf16>, memref<4x2xbf16>) outs(%c : memref<8x2xbf16>)
+  linalg.matmul ins(%fa, %b : memref<8x4xf32>, memref<4x2xbf16>) outs(%fc : memref<8x2xf32>)
+  return
+}

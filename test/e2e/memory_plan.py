@@ -7,9 +7,12 @@ each rank's measured peaks by category. The predicted peak of the total must
 be within --tolerance (10%) of the largest measured rank total, and so must
 each of parameters, gradients and optimizer state (the categories sharding
 divides); activations, communication and other are printed for reference
-(the plan bounds each rank's slice of a shard from above).
+(the plan bounds each rank's slice of a shard from above). With --offload
+the optimizer state goes to the host pool (zshard-offload): it must be
+measured there (host_offload), not in optimizer_state nor in the total.
 
 usage: memory_plan.py --bin BUILD/bin --work DIR [--ranks 4] [--size tiny|small]
+                      [--offload]
 """
 
 import argparse
@@ -41,6 +44,8 @@ def main():
     p.add_argument("--strategies", default=",".join(STRATEGIES))
     p.add_argument("--prefetch", default=None,
                    help="also --zshard-async --zshard-prefetch=<these options>")
+    p.add_argument("--offload", action="store_true",
+                   help="also --zshard-offload (optimizer state in the host pool)")
     args = p.parse_args()
     tool, w = paths(args)
     n = args.ranks
@@ -49,6 +54,9 @@ def main():
     schedule = []
     if args.prefetch is not None:
         schedule = ["--zshard-async", f"--zshard-prefetch={args.prefetch}"]
+    if args.offload:
+        schedule.append("--zshard-offload")
+    checked = CHECKED + (("host_offload",) if args.offload else ())
     failures, rows = [], []
     for strategy in args.strategies.split(","):
         units = f"ranks={n} strategy={strategy}"
@@ -73,7 +81,10 @@ def main():
         if err > args.tolerance:
             failures.append(f"{strategy}: predicted peak {plan['peak_total']} bytes, measured "
                             f"{worst['total']} ({err:.1%} off)")
-        for cat in CHECKED:
+        if args.offload and (plan["peak"]["optimizer_state"] or
+                             max(r["optimizer_state"] for r in measured)):
+            failures.append(f"{strategy}: optimizer state left in device memory")
+        for cat in checked:
             want = max(r[cat] for r in measured)
             got = plan["peak"][cat]
             if abs(got - want) > args.tolerance * max(want, 1):

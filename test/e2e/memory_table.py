@@ -12,8 +12,9 @@ runtime's per-rank peaks by category are compared with the unsharded step's:
 | full_shard    | P / N      | G / N     | O / N           |
 
 P and O are the unsharded run's parameter and optimizer-state bytes (the
-runtime holds each step's inputs and outputs, so both are twice the table's
-P*b and 12*P), G the bytes of one set of f32 gradients (P/2); "/ N" is up to
+updates are written in place, so the runtime holds each once: the table's
+P*b and, for this f32 step's two moments, 8*P), G the bytes of one set of
+f32 gradients (P); "/ N" is up to
 the padding of each unit to a multiple of N. "gradients" are the reduced
 gradients the optimizer reads (the buffers the collectives deliver); zero1
 reduce-scatters them like ZeRO-2, so it holds G / N where the table says P*b.
@@ -52,7 +53,7 @@ def main():
     run([tool("zshard-compile"), w("step.mlir"), "-o", w("whole.zsa")])
     base = peaks(w("whole.zsa"), 1)[0]
     P, O = base["parameters"], base["optimizer_state"]
-    G = P // 2
+    G = P
 
     failures, table = [], []
     for strategy in ("no_shard", "zero1", "shard_grad_op", "full_shard"):

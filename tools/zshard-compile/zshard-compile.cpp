@@ -64,6 +64,22 @@ static cl::opt<bool>
     noRuntimeMatmul("no-runtime-matmul",
                     cl::desc("Lower matrix products to loops, not BLAS"));
 static cl::opt<bool> timing("timing", cl::desc("Print pass and phase timings"));
+enum class Target { CPU, CUDA };
+static cl::opt<Target> target(
+    "target", cl::desc("Device the step runs on"), cl::init(Target::CPU),
+    cl::values(clEnumValN(Target::CPU, "cpu", "host code (default)"),
+               clEnumValN(Target::CUDA, "cuda",
+                          "CUDA kernels in an embedded GPU binary, cuBLAS "
+                          "and the runtime's device memory")));
+static cl::opt<std::string> cudaChip("cuda-chip",
+                                     cl::desc("--target=cuda: SM architecture"),
+                                     cl::init("sm_90"));
+static cl::opt<std::string> cudaFormat(
+    "cuda-format",
+    cl::desc("--target=cuda: embedded binary, auto (fatbin when the CUDA "
+             "toolkit has ptxas and fatbinary, else isa), isa (PTX), bin "
+             "(cubin) or fatbin"),
+    cl::init("auto"));
 static cl::opt<bool> memoryReport(
     "memory-report",
     cl::desc("Print the static per-rank memory plan (peak by category) "
@@ -219,7 +235,6 @@ int main(int argc, char **argv) {
   unsigned numBuffers =
       contract.getArguments().size() + contract.getResults().size();
   llvm::json::Object manifest = mlir::zshard::buildManifest(contract, *module);
-  std::string signature = mlir::zshard::getSignatureHash(contract);
 
   StopWatch lowerTimer;
   PassManager lower(&context);
@@ -231,12 +246,17 @@ int main(int argc, char **argv) {
   mlir::zshard::buildBufferizeStepPipeline(lower, options);
   if (failed(lower.run(*module)))
     return fail("lowering " + inputFile + " failed (see above)");
+  auto step = module->lookupSymbol<func::FuncOp>(stepName);
+  if (!step)
+    return fail("lowering " + inputFile + " lost the step " + stepName);
+  SmallVector<bool> inPlace = mlir::zshard::getInPlaceResults(contract, step);
+  mlir::zshard::recordInPlaceResults(manifest, contract, inPlace);
+  std::string signature = mlir::zshard::getSignatureHash(contract, inPlace);
   if (memoryReport || planOnly || !memoryJSON.empty()) {
-    auto step = module->lookupSymbol<func::FuncOp>(stepName);
     mlir::zshard::MemoryPlan plan(step);
-    if (!step || failed(plan.run()))
+    if (failed(plan.run()))
       return fail("cannot plan the memory of " + inputFile + " (see above)");
-    mlir::zshard::addRuntimeHeldBuffers(plan, contract);
+    mlir::zshard::addRuntimeHeldBuffers(plan, contract, step);
     if (memoryReport || planOnly)
       llvm::outs() << "memory plan per rank of " << inputFile << ":\n"
                    << mlir::zshard::formatMemoryTable(plan);
@@ -249,7 +269,19 @@ int main(int argc, char **argv) {
   PassManager toLLVM(&context);
   if (timing)
     toLLVM.enableTiming();
-  mlir::zshard::buildBufferizedStepToLLVMPipeline(toLLVM);
+  if (target == Target::CUDA) {
+    mlir::zshard::CUDATargetOptions cuda;
+    cuda.chip = cudaChip;
+    cuda.toolkit = mlir::zshard::findCUDAToolkit();
+    cuda.format = cudaFormat == "auto"
+                      ? mlir::zshard::getBestCUDABinaryFormat(cuda.toolkit)
+                      : cudaFormat.getValue();
+    mlir::zshard::buildBufferizedStepToCUDAPipeline(toLLVM, cuda);
+    mlir::zshard::recordTarget(manifest, "cuda", cudaChip);
+  } else {
+    mlir::zshard::buildBufferizedStepToLLVMPipeline(toLLVM);
+    mlir::zshard::recordTarget(manifest, "cpu");
+  }
   if (failed(toLLVM.run(*module)))
     return fail("lowering " + inputFile + " failed (see above)");
   double lowerSeconds = lowerTimer.seconds();

@@ -35,6 +35,9 @@ struct DeviceModel {
   double f32Flops = 0;
   double bf16Flops = 0;
   double memoryBandwidth = 0; ///< bytes per second
+  /// Bytes per second between device and host memory (PCIe), which
+  /// offloaded optimizer state crosses twice a step.
+  double hostBandwidth = 0;
 };
 
 /// A link's alpha-beta parameters.
@@ -60,6 +63,9 @@ struct CostReport {
   double exposedSeconds = 0;     ///< compute waiting for communication
   double flops = 0;
   int64_t collectives = 0;
+  /// Part of computeSeconds spent reading and writing offloaded state over
+  /// the host link.
+  double offloadSeconds = 0;
 
   std::string toJSON() const;
 };

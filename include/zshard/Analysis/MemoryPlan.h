@@ -39,9 +39,16 @@ enum class MemCategory : int {
   OptimizerState,
   Activations,
   Communication,
-  Other
+  Other,
+  /// Offloaded state in the runtime's host pool: not device memory, so not
+  /// part of the total.
+  HostOffload
 };
-constexpr int kNumMemCategories = 6;
+constexpr int kNumMemCategories = 7;
+/// Whether a category is device memory, counted in the total.
+constexpr bool isDeviceCategory(int category) {
+  return category != int(MemCategory::HostOffload);
+}
 /// The runtime entry a compiled step selects the category of its next
 /// allocations with (one i32 argument, a MemCategory).
 constexpr StringLiteral kSetAllocCategoryFn = "zshard_rt_step_set_alloc_category";
@@ -99,9 +106,14 @@ class StepContract;
 
 /// Adds the buffers the runtime holds around `contract`'s step to `plan`,
 /// charged by role as the runtime charges them: parameters (and their
-/// shards, in and out) to parameters, optimizer state to optimizer_state,
-/// batch inputs to activations, hyper-parameters and the loss to other.
-void addRuntimeHeldBuffers(MemoryPlan &plan, const StepContract &contract);
+/// shards) to parameters, optimizer state to optimizer_state (host_offload
+/// when placed in host memory), batch inputs to activations,
+/// hyper-parameters and the loss to other. A result is charged like the
+/// argument it updates, and not at all when `lowered` (the bufferized step,
+/// whose out-parameters follow the arguments) marks its out-parameter
+/// zshard.in_place: the runtime then passes the argument's buffer.
+void addRuntimeHeldBuffers(MemoryPlan &plan, const StepContract &contract,
+                           func::FuncOp lowered = {});
 
 /// `bytes` in the largest binary unit that keeps it at least 1 ("1.50 MiB").
 std::string formatBytes(int64_t bytes);

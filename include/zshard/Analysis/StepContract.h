@@ -36,6 +36,8 @@ inline constexpr llvm::StringLiteral kPhase = "zshard.phase";
 inline constexpr llvm::StringLiteral kUnit = "zshard.unit";
 inline constexpr llvm::StringLiteral kSlot = "zshard.slot";
 inline constexpr llvm::StringLiteral kInits = "zshard.inits";
+inline constexpr llvm::StringLiteral kPlacement = "zshard.placement";
+inline constexpr llvm::StringLiteral kInPlace = "zshard.in_place";
 } // namespace contract
 
 /// Roles of arguments and results. The `*Shard*` roles appear once the step
@@ -49,6 +51,10 @@ enum class ResultRole {
   ParamShardOut,
   OptStateShardOut
 };
+
+/// Where the runtime keeps an argument: device memory (the default) or the
+/// host pool (optimizer state offloaded by zshard-offload).
+enum class Placement { Device, Host };
 
 StringRef stringifyArgRole(ArgRole role);
 StringRef stringifyResultRole(ResultRole role);
@@ -85,6 +91,7 @@ struct StepArgument {
   std::string slot;
   SmallVector<InitSpec> memberInits;
   RankedTensorType type;
+  Placement placement = Placement::Device;
 };
 
 struct StepResult {

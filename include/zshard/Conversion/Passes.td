@@ -10,12 +10,15 @@
 include "mlir/Pass/PassBase.td"
 
 def MatmulToRuntime : Pass<"zshard-matmul-to-runtime", "::mlir::ModuleOp"> {
-  let summary = "Turn f32 matrix products on memrefs into runtime sgemm calls";
+  let summary = "Turn f32 and bf16 matrix products on memrefs into runtime gemm calls";
   let description = [{
     Runs after bufferization. Every `linalg.matmul` and `linalg.batch_matmul`
     on f32 memrefs with static strides, whose indexing maps are the default or
     transpose an operand, becomes a call of the runtime's
-    `zshard_rt_step_sgemm` (BLAS on CPU). linalg accumulates into its
+    `zshard_rt_step_sgemm` (BLAS on CPU, cuBLAS on CUDA); with bf16 inputs
+    and an f32 output it calls `zshard_rt_step_gemm_bf16` instead, which
+    takes the same arguments (element strides of each operand's own type)
+    and accumulates in f32. linalg accumulates into its
     output, so the call computes `C += op(A) op(B)`. An operand stored
     column-major (unit stride on its first dimension) folds into the
     transpose flag. Products the pass cannot map (other element types,
@@ -101,6 +104,39 @@ def LocalizeInits : Pass<"zshard-localize-inits", "::mlir::func::FuncOp"> {
   let statistics = [
     Statistic<"numCopies", "copies", "Inits copied next to a user">
   ];
+}
+
+def UpdateInPlace : Pass<"zshard-update-in-place", "::mlir::ModuleOp"> {
+  let summary = "Write parameter and optimizer-state updates into their own "
+                "buffers";
+  let description = [{
+    Runs on a bufferized step whose results are out-parameters. Each updated
+    parameter or optimizer-state tensor (`param_out`, `opt_state_out` and
+    their shard forms) is then computed into a temporary that the end of the
+    step copies into the out-parameter, so the runtime would hold the state
+    twice (the argument and the out-parameter) and the step a third copy in
+    the temporaries until they are copied.
+
+    When the temporary is first written after the last op that may read the
+    argument it updates (uses of the argument and, transitively, of values
+    derived from it: views, runtime-call pointers, the handles of
+    asynchronous collectives until their wait), the pass writes the update
+    into the argument's buffer instead: the temporary, its copy and its
+    deallocation go, and the out-parameter is marked `zshard.in_place`. The
+    last read and the first write may be the same op when it is an
+    elementwise linalg op that reads the argument through the permutation
+    map it writes the update with (the fused AdamW update reading and
+    writing the optimizer state), because each element is then read and
+    written by one iteration only.
+
+    The manifest marks such results `"in_place": true`; the runtime passes
+    the argument's buffer for the out-parameter and allocates none, and the
+    memory plan counts the state once. An offloaded argument
+    (`zshard.placement = "host"`) that cannot be updated in place gets a
+    warning: its update then passes through device memory.
+  }];
+  let statistics = [Statistic<"numInPlace", "in-place",
+                              "Updates written into their arguments">];
 }
 
 def DeallocAfterLastUse
@@ -224,6 +260,187 @@ def CollectivesToRuntime
                            "::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect"];
+}
+
+def PrepareLinalgForGPU
+    : Pass<"zshard-prepare-linalg-for-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Shape a bufferized step's linalg ops so that each becomes one GPU kernel";
+  let description = [{
+    Runs on the bufferized step of the CUDA target, before
+    `convert-linalg-to-parallel-loops`, so that every op that touches memory
+    ends up inside one `scf.parallel` nest, which later becomes a kernel:
+
+    * every `memref.copy` becomes a `linalg.copy` (a copy kernel; on the
+      device the host-side `memcpy` a contiguous copy lowers to would read
+      device memory from the host);
+    * a `linalg.generic` whose iteration domain has a reduction dimension
+      outside a parallel one is interchanged so that its parallel
+      dimensions come first (otherwise the reduction would stay a host loop
+      launching one kernel per iteration);
+    * a linalg op without parallel dimensions (a 0-d scalar computation, a
+      full reduction) is wrapped in a one-iteration `scf.parallel`, so it
+      runs in a one-thread kernel instead of on the host.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [#id0, #id0], iterator_types = []}
+        ins(%a : memref<f32>) outs(%b : memref<f32>) { ... }
+    ```
+    After:
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+      linalg.generic {...} ins(%a : memref<f32>) outs(%b : memref<f32>) { ... }
+      scf.reduce
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numCopies", "copies", "memref.copy ops turned into linalg.copy">,
+    Statistic<"numInterchanged", "interchanged",
+              "Generics interchanged to put parallel dimensions first">,
+    Statistic<"numWrapped", "wrapped",
+              "Ops without parallel dimensions wrapped for a one-thread kernel">
+  ];
+}
+
+def GPUTileParallelLoops
+    : Pass<"zshard-gpu-tile-parallel-loops", "::mlir::func::FuncOp"> {
+  let summary = "Collapse each outermost scf.parallel to one dimension and tile it into blocks";
+  let description = [{
+    Prepares the parallel loops of a step for `gpu-map-parallel-loops`.
+    Each outermost `scf.parallel` is normalised and its dimensions are
+    collapsed into one (the last dimension varies fastest, so consecutive
+    threads touch consecutive elements), then tiled by `block-size`
+    (without min/max bounds: the inner loop has a constant trip count,
+    with a bounds check in its body). The outer loop then maps to the
+    blocks of a one-dimensional grid and the inner one to the threads of a
+    block, so every kernel has at most `block-size` threads a block,
+    whatever the rank of the op. A loop with a static trip count below
+    `block-size` gets one block of exactly that many threads (a scalar op a
+    one-thread kernel).
+
+    Before:
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c300) step (%c1, %c1) {...}
+    ```
+    After:
+    ```mlir
+    scf.parallel (%b) = (%c0) to (%c1200) step (%c256) {
+      scf.parallel (%t) = (%c0) to (%c256) step (%c1) {
+        scf.if %in_bounds { ... }
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads a block (at most 1024)">
+  ];
+  // Collapsing normalises the loops with affine.apply.
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numTiled", "tiled", "Outermost parallel loops tiled">
+  ];
+}
+
+def CheckHostMemoryAccess
+    : Pass<"zshard-check-host-memory-access", "::mlir::ModuleOp"> {
+  let summary = "Fail if host code of a CUDA step would still touch memory";
+  let description = [{
+    On the CUDA target every buffer of a step lives in device memory, so
+    the host code must only allocate and free buffers, take views and
+    pointers of them, call the runtime and launch kernels. Run after kernel
+    outlining, this pass reports an error naming each op outside a
+    `gpu.module` that reads or writes a memref (a `memref.load`,
+    `memref.store`, `memref.copy`, a linalg op left behind, ...), instead of
+    letting the compiled step read device memory on the host and crash.
+    Calls (the runtime's entries take device pointers) and `gpu` ops are
+    allowed. The IR is unchanged.
+  }];
+  let statistics = [
+    Statistic<"numHostAccesses", "host-accesses",
+              "Host-side memory accesses found">
+  ];
+}
+
+def GPUAsyncLaunches
+    : Pass<"zshard-gpu-async-launches", "::mlir::func::FuncOp"> {
+  let summary = "Chain a step's kernel launches on one stream, synchronized once at the end";
+  let description = [{
+    A synchronous `gpu.launch_func` lowers to a stream created, the launch,
+    a synchronization and the stream destroyed: a host round trip per
+    kernel. In a function of one block (a bufferized step), this pass
+    starts one stream (`gpu.wait async`) at entry, makes every launch
+    asynchronous on the token of the previous one, and waits for the last
+    one before returning, so the host enqueues the whole step and
+    synchronizes once.
+
+    This relies on the runtime (which implements the mgpu* host functions)
+    giving the step its compute stream from `mgpuStreamCreate` and running
+    everything else the step calls -- cuBLAS products, collectives -- in
+    order with it, and on device memory freed by the step being reused only
+    by work ordered after it on that stream (docs/passes.md, "CUDA target").
+
+    Before:
+    ```mlir
+    gpu.launch_func @k0::@k0 blocks in (...) threads in (...) args(...)
+    gpu.launch_func @k1::@k1 blocks in (...) threads in (...) args(...)
+    return
+    ```
+    After:
+    ```mlir
+    %t0 = gpu.wait async
+    %t1 = gpu.launch_func async [%t0] @k0::@k0 blocks in (...) ...
+    %t2 = gpu.launch_func async [%t1] @k1::@k1 blocks in (...) ...
+    gpu.wait [%t2]
+    return
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let statistics = [
+    Statistic<"numLaunches", "launches", "Launches made asynchronous">
+  ];
+}
+
+def GPUMergeKernelModules
+    : Pass<"zshard-gpu-merge-kernel-modules", "::mlir::ModuleOp"> {
+  let summary = "Put all outlined kernels of a step into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` gives every kernel a gpu.module of its own, so a
+    step of a few hundred kernels would become a few hundred GPU binaries,
+    each compiled separately (ptxas and fatbinary once per module: 80% of
+    the compile time of a 4-layer GPT step), embedded, and loaded by a
+    constructor of its own. This pass moves the kernels of every gpu.module
+    holding nothing but kernels into the first one, each renamed after the
+    module it came from, and points the `gpu.launch_func` ops at them, so
+    the step has one binary and one module to load.
+
+    Before:
+    ```mlir
+    gpu.launch_func @step_kernel::@step_kernel ...
+    gpu.launch_func @step_kernel_0::@step_kernel ...
+    gpu.module @step_kernel { gpu.func @step_kernel(...) kernel {...} }
+    gpu.module @step_kernel_0 { gpu.func @step_kernel(...) kernel {...} }
+    ```
+    After:
+    ```mlir
+    gpu.launch_func @step_kernel::@step_kernel ...
+    gpu.launch_func @step_kernel::@step_kernel_0 ...
+    gpu.module @step_kernel {
+      gpu.func @step_kernel(...) kernel {...}
+      gpu.func @step_kernel_0(...) kernel {...}
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let statistics = [
+    Statistic<"numMerged", "merged", "gpu.modules merged into the first">
+  ];
 }
 
 #endif // ZSHARD_CONVERSION_PASSES_TD

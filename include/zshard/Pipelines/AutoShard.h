@@ -41,17 +41,31 @@ struct AutoShardOptions {
 struct AutoCandidate {
   std::string strategy;
   bool remat = false;
+  /// Optimizer state in the host pool (zshard-offload).
+  bool offload = false;
   int64_t peakBytes = 0;
+  /// Optimizer state the runtime holds in device memory at every point of
+  /// the step (what offloading it takes off the peak).
+  int64_t optimizerStateBytes = 0;
+  /// Offloaded bytes in the host pool.
+  int64_t hostBytes = 0;
   double stepSeconds = 0;
   double exposedSeconds = 0;
   bool fits = false;
-  std::string name() const { return strategy + (remat ? "+remat" : ""); }
+  std::string name() const {
+    return strategy + (remat ? "+remat" : "") + (offload ? "+offload" : "");
+  }
 };
 
-/// Evaluates the candidates on copies of `module` (an unsharded step),
-/// prints a table of them with the reason each won or lost to `os`, and
-/// applies the winner's passes (checkpointing, units, sharding, prefetch) to
-/// `module`. Fails, naming the shortfall in bytes, when nothing fits.
+/// Evaluates the candidates on copies of `module` (an unsharded step):
+/// no_shard, shard_grad_op and full_shard, each without and with
+/// checkpointing, and, for each of them that does not fit, the same with
+/// the optimizer state offloaded to host memory (its device peak less the
+/// state it held, its step longer by moving that state over the host link
+/// twice). Prints a table of them with the reason each won or lost to `os`,
+/// and applies the winner's passes (checkpointing, units, sharding,
+/// prefetch, offload) to `module`. Fails, naming the shortfall in bytes,
+/// when nothing fits.
 FailureOr<AutoCandidate> autoShard(ModuleOp module,
                                    const AutoShardOptions &options,
                                    llvm::raw_ostream &os);

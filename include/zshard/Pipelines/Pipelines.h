@@ -16,6 +16,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <string>
+
 namespace mlir {
 namespace zshard {
 
@@ -61,8 +63,112 @@ void buildBufferizedStepToLLVMPipeline(OpPassManager &pm);
 void buildLowerToLLVMPipeline(OpPassManager &pm,
                               const LowerToLLVMOptions &options);
 
+/// Options of the CUDA half of `zshard-lower-to-cuda`: how kernels are
+/// shaped and which GPU binary is embedded.
+struct CUDATargetOptions {
+  /// The SM architecture the kernels are compiled for.
+  std::string chip = "sm_90";
+  /// What gpu-module-to-binary embeds: `isa` (PTX, JIT-compiled by the
+  /// driver when the module loads), `bin` (a cubin for `chip`, needs
+  /// ptxas) or `fatbin` (cubin and PTX, needs ptxas and fatbinary).
+  std::string format = "isa";
+  /// The CUDA toolkit (libdevice, ptxas); "" looks for one (see
+  /// findCUDAToolkit).
+  std::string toolkit;
+  /// Threads a block of every elementwise / reduction kernel.
+  int64_t blockSize = 256;
+};
+
+/// The CUDA target's pipeline options, shared by `zshard-lower-to-cuda` and
+/// `zshard-bufferized-step-to-cuda`.
+template <typename Derived>
+struct CUDATargetPipelineOptions : public PassPipelineOptions<Derived> {
+  mlir::detail::PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("SM architecture of the kernels"),
+      llvm::cl::init("sm_90")};
+  mlir::detail::PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Embedded GPU binary: isa (PTX), bin (cubin) or "
+                     "fatbin"),
+      llvm::cl::init("isa")};
+  mlir::detail::PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit directory (libdevice, ptxas); empty: "
+                     "$CUDA_HOME, $CUDA_PATH or /usr/local/cuda"),
+      llvm::cl::init("")};
+  mlir::detail::PassOptions::Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads a block of the elementwise/reduction kernels"),
+      llvm::cl::init(256)};
+
+  /// The CUDA target options.
+  CUDATargetOptions getTargetOptions() const {
+    CUDATargetOptions options;
+    options.chip = chip;
+    options.format = format;
+    options.toolkit = toolkit;
+    options.blockSize = blockSize;
+    return options;
+  }
+};
+
+/// Options of `zshard-bufferized-step-to-cuda`.
+struct BufferizedStepToCUDAOptions
+    : public CUDATargetPipelineOptions<BufferizedStepToCUDAOptions> {};
+
+/// Options of `zshard-lower-to-cuda`: the bufferization options of
+/// `zshard-lower-to-llvm` and the CUDA target's.
+struct LowerToCUDAOptions
+    : public CUDATargetPipelineOptions<LowerToCUDAOptions> {
+  PassOptions::Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse chains of elementwise linalg ops before "
+                     "bufferization"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> runtimeMatmul{
+      *this, "runtime-matmul",
+      llvm::cl::desc("Turn matrix products into runtime gemm calls "
+                     "(cuBLAS on CUDA) instead of kernels"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("Polynomial approximations instead of libdevice calls "
+                     "for tanh, exp, log, erf, ..."),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> tagAllocations{
+      *this, "tag-allocations",
+      llvm::cl::desc("Annotate phases and charge each allocation to a memory "
+                     "category (needs a training step)"),
+      llvm::cl::init(true)};
+};
+
+/// The bufferized step (after buildBufferizeStepPipeline) to the LLVM
+/// dialect with its elementwise and reduction ops as CUDA kernels: linalg
+/// to parallel loops, one kernel per outermost loop nest (outlined into a
+/// gpu.module), a check that no memory access is left on the host, kernels
+/// to NVVM and to a gpu.binary, host code to LLVM with gpu.launch_func
+/// left for the translation (calls of the mgpu* host ABI).
+void buildBufferizedStepToCUDAPipeline(OpPassManager &pm,
+                                       const CUDATargetOptions &options);
+
+/// buildBufferizeStepPipeline, then buildBufferizedStepToCUDAPipeline.
+void buildLowerToCUDAPipeline(OpPassManager &pm,
+                              const LowerToCUDAOptions &options);
+
+/// The CUDA toolkit to use: `$CUDA_HOME`, `$CUDA_PATH`, or
+/// `/usr/local/cuda`, the first holding `nvvm/libdevice`; "" when none.
+std::string findCUDAToolkit();
+
+/// The best binary format the toolkit at `toolkit` can build: `fatbin`
+/// (cubin and PTX) when it has ptxas and fatbinary, else `isa` (PTX, which
+/// the driver compiles when the module loads).
+std::string getBestCUDABinaryFormat(StringRef toolkit);
+
 /// Registers the zshard pipelines with the global registry.
 void registerZShardPipelines();
+
+/// Registers `zshard-lower-to-cuda` (part of registerZShardPipelines).
+void registerLowerToCUDAPipeline();
 
 } // namespace zshard
 } // namespace mlir

@@ -30,14 +30,34 @@ namespace zshard {
 std::string getDTypeName(Type elementType);
 
 /// The canonical signature string of a step: for each argument
-/// `role:name:dtype:dims;`, then `->`, then each result likewise.
-std::string getCanonicalSignature(const StepContract &contract);
+/// `role:name:dtype:dims;`, then `->`, then each result likewise, its role
+/// followed by `(in_place)` where `inPlace` (indexed by result) is true.
+std::string getCanonicalSignature(const StepContract &contract,
+                                  ArrayRef<bool> inPlace = {});
 
 /// FNV-1a 64 of the canonical signature, as 16 lowercase hex digits.
-std::string getSignatureHash(const StepContract &contract);
+std::string getSignatureHash(const StepContract &contract,
+                             ArrayRef<bool> inPlace = {});
+
+/// Which results of `contract` the bufferized step `lowered` updates in
+/// place (their out-parameters, after the arguments, are marked
+/// zshard.in_place by zshard-update-in-place).
+SmallVector<bool> getInPlaceResults(const StepContract &contract,
+                                    func::FuncOp lowered);
+
+/// Marks the in-place results of `manifest` ("in_place": true) and writes
+/// the signature that covers them.
+void recordInPlaceResults(llvm::json::Object &manifest,
+                          const StepContract &contract, ArrayRef<bool> inPlace);
 
 /// The manifest of a step whose contract has been read (before lowering).
 llvm::json::Object buildManifest(const StepContract &contract, ModuleOp module);
+
+/// Records the device the step was compiled for: "target" ("cpu" or
+/// "cuda") and, for CUDA, the "chip" of its kernels (e.g. "sm_90"), so that
+/// the runtime refuses to run it on another device.
+void recordTarget(llvm::json::Object &manifest, StringRef target,
+                  StringRef chip = "");
 
 struct SharedObjectOptions {
   /// LLVM optimisation level, 0 to 3.

@@ -221,6 +221,29 @@ def Remat : Pass<"zshard-remat", "::mlir::ModuleOp"> {
   ];
 }
 
+def Offload : Pass<"zshard-offload", "::mlir::ModuleOp"> {
+  let summary = "Keep optimizer state in host memory (ZeRO-Offload)";
+  let description = [{
+    Marks every optimizer-state argument of the step (`opt_state` and
+    `opt_state_shard`) `zshard.placement = "host"`: the runtime keeps it in
+    its host pool (pinned host memory on CUDA, read and written by the
+    update kernels across the host link; a separately accounted pool on the
+    CPU), and the memory plan charges it to `host_offload`, outside the
+    device peak. The AdamW update must then write its new state into the
+    argument's own buffer (zshard-update-in-place, part of the lowering), or
+    the update would pass through device memory; the lowering warns when it
+    cannot. The cost model charges reading and writing the offloaded state
+    over the device's host link to every step.
+
+    Runs before or after zshard-shard: the shards of a unit's state stay in
+    host memory when its members' state was. Choosing it is part of
+    `zshard-compile --auto`.
+  }];
+  let statistics = [Statistic<"numOffloaded", "offloaded",
+                              "Optimizer-state arguments placed in host "
+                              "memory">];
+}
+
 def CostModelPass : Pass<"zshard-cost-model", "::mlir::ModuleOp"> {
   let summary = "Predict the step time of a sharded, scheduled step";
   let description = [{
@@ -331,7 +354,10 @@ def FuseElementwise : Pass<"zshard-fuse-elementwise", "::mlir::ModuleOp"> {
     turns a `linalg.batch_matmul` fed by a transpose into a generic
     contraction, which then becomes scalar loops instead of a BLAS call;
     here matrix products stay named so `--zshard-matmul-to-runtime` can take
-    them.
+    them. And a producer that narrows its elements (an f32 -> bf16 cast of a
+    same-shaped tensor) is not fused: its consumer may run much later (a
+    bf16 weight gradient is read by the optimizer), and fusing would keep
+    the wide tensor live until then instead of the narrow one.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }

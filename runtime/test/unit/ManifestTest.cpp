@@ -122,6 +122,17 @@ std::string errorAfter(const std::function<void(Json &)> &edit,
 
 const std::string at = "a.zsa/manifest.json: ";
 
+/// \p json with the signature its arguments and results have.
+Json withSignature(Json json) {
+  json["signature"] = "0000000000000000";
+  std::string error = errorOf(json.dump());
+  std::string key = "whose signature is ";
+  size_t found = error.find(key);
+  if (found != std::string::npos)
+    json["signature"] = error.substr(found + key.size());
+  return json;
+}
+
 } // namespace
 
 // Tests that a valid manifest is read field by field, in index order, with
@@ -354,12 +365,7 @@ TEST(ManifestTest, PlacementAndInPlace) {
   json["arguments"][1]["placement"] = "host";
   json["results"][1]["in_place"] = true;
   json["results"][2]["in_place"] = true;
-  json["signature"] = "0000000000000000";
-  std::string error = errorOf(json.dump());
-  std::string key = "whose signature is ";
-  ASSERT_NE(error.find(key), std::string::npos) << error;
-  json["signature"] = error.substr(error.find(key) + key.size());
-  Manifest m = parse(json);
+  Manifest m = parse(withSignature(json));
   EXPECT_EQ(m.arguments[1].placement, Placement::Host);
   EXPECT_EQ(m.arguments[0].placement, Placement::Device);
   EXPECT_TRUE(m.results[1].inPlace);
@@ -392,12 +398,7 @@ TEST(StepBuffersTest, InPlaceResultsAndHostPlacement) {
   Json json = validManifest();
   json["arguments"][1]["placement"] = "host";
   json["results"][1]["in_place"] = true;
-  json["signature"] = "0000000000000000";
-  std::string error = errorOf(json.dump());
-  std::string key = "whose signature is ";
-  ASSERT_NE(error.find(key), std::string::npos) << error;
-  json["signature"] = error.substr(error.find(key) + key.size());
-  Manifest m = parse(json);
+  Manifest m = parse(withSignature(json));
   zshard_rt_mem_ctx *ctx = nullptr;
   ASSERT_EQ(zshard_rt_mem_ctx_create(&ctx), ZSHARD_RT_OK);
   {
