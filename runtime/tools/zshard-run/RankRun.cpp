@@ -1,0 +1,633 @@
+//===- RankRun.cpp - One rank of a zshard-run run -------------------------===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+//
+// Around each step call a rank measures the time its thread was blocked in
+// collectives (zshard_rt_step_comm_wait_seconds: the exposed communication)
+// and, with --trace, has its RankTrace current; with --memory-timeline rank 0
+// records its memory context's timeline through the chosen step.
+//
+// Buffers live on the rank's device (RankDevice.h). On --device cpu that is
+// host memory, as it always was. On --device cuda the step's buffers are GPU
+// memory and a host mirror of them (charged to a context of its own, so the
+// rank's figures are the GPU's) stages what the host reads and writes: the
+// state is initialised or loaded there and copied up once, each step's batch
+// and hypers are copied up, its loss copied back, and checkpoints copy the
+// state down first. The step time then includes waiting for the GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RankRun.h"
+
+#include "MemoryTimeline.h"
+#include "RankDevice.h"
+#include "Report.h"
+#include "RunChecks.h"
+#include "Team.h"
+#include "TraceFile.h"
+
+#include "core/Failure.h"
+#include "data/BatchSource.h"
+#include "step/Checkpoint.h"
+#include "step/Manifest.h"
+#include "step/StepBuffers.h"
+#include "step/StepLibrary.h"
+
+#include "zshard/runtime/zshard_rt.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace zshard;
+using namespace zshard::rt;
+using namespace zshard::run;
+
+namespace {
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// A memory context for a rank, current on its thread while it lives.
+class RankMemory {
+public:
+  /// \p current: make it the thread's current context (the rank's own; a
+  /// host mirror's is not).
+  explicit RankMemory(bool current = true) : current(current) {
+    if (zshard_rt_mem_ctx_create(&ctx) != ZSHARD_RT_OK)
+      fail(std::string("cannot create a memory context: ") +
+           zshard_rt_last_error_message());
+    if (current)
+      zshard_rt_set_current_mem_ctx(ctx);
+  }
+  ~RankMemory() {
+    if (current)
+      zshard_rt_set_current_mem_ctx(nullptr);
+    zshard_rt_mem_ctx_destroy(ctx);
+  }
+  RankMemory(const RankMemory &) = delete;
+  RankMemory &operator=(const RankMemory &) = delete;
+  zshard_rt_mem_ctx *get() const { return ctx; }
+
+private:
+  bool current;
+  zshard_rt_mem_ctx *ctx = nullptr;
+};
+
+/// Fails now, not after the run, when \p path cannot be written: its
+/// directory must exist and be writable.
+void checkWritable(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "."
+                    : slash == 0               ? "/"
+                                               : path.substr(0, slash);
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    fail(path + ": cannot write: " + std::strerror(errno));
+}
+
+bool fileExists(const std::string &path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0;
+}
+
+/// Every hyper argument must be one zshard-run supplies, as a float scalar.
+void checkHypers(const Manifest &manifest) {
+  for (const ArgumentDesc &arg : manifest.arguments) {
+    if (arg.role != ArgRole::Hyper)
+      continue;
+    if (arg.name != "lr" && arg.name != "step")
+      fail(manifest.path + ": hyper '" + arg.name +
+           "' has no value: zshard-run supplies the hypers lr and step");
+    if (!isFloatDType(arg.type.dtype))
+      fail(manifest.path + ": hyper '" + arg.name + "' is " +
+           manifestName(arg.type.dtype) + "; zshard-run supplies a float");
+  }
+}
+
+const char *backendName(Backend backend) {
+  return backend == Backend::Mpi    ? "mpi"
+         : backend == Backend::Nccl ? "nccl"
+                                    : "local";
+}
+
+Throughput throughputOf(const Manifest &manifest, int64_t ranks) {
+  Throughput throughput;
+  if (const ArgumentDesc *tokens =
+          manifest.findArgument(ArgRole::Batch, "tokens")) {
+    throughput.unit = "tok/s";
+    throughput.perStep = double(tokens->type.elements);
+  } else if (const ArgumentDesc *x =
+                 manifest.findArgument(ArgRole::Batch, "x")) {
+    throughput.unit = "samples/s";
+    throughput.perStep = x->type.shape.empty() ? 1 : double(x->type.shape[0]);
+  }
+  if (throughput.unit != "steps/s")
+    throughput.perStep *= double(ranks); // the global batch
+  return throughput;
+}
+
+std::string describeState(const Manifest &manifest) {
+  uint64_t params = 0, paramBytes = 0, stateBytes = 0;
+  for (const StateTensor &t : stateTensors(manifest)) {
+    uint64_t bytes = t.elements * dtypeSize(t.dtype);
+    if (t.isParam) {
+      params += t.elements;
+      paramBytes += bytes;
+    } else {
+      stateBytes += bytes;
+    }
+  }
+  return std::to_string(params) + " parameters (" + std::to_string(paramBytes) +
+         " bytes, optimizer state " + std::to_string(stateBytes) + " bytes)";
+}
+
+/// What each rank sends rank 0 after a step.
+struct StepFigures {
+  double loss = 0;
+  double seconds = 0;
+  double exposedSeconds = 0;
+  int64_t failed = 0;
+};
+
+/// What each rank sends rank 0 at the end.
+struct RankFigures {
+  RankPeaks peaks;
+  double stepSeconds = 0;
+  double sgemmSeconds = 0;
+  double sgemmFlops = 0;
+  double exposedSeconds = 0;
+};
+
+/// One rank of a run.
+class RankRun {
+public:
+  RankRun(const RunOptions &options, Team &team, Clock::time_point wallStart,
+          const RankDevice &device)
+      : options(options), team(team), wallStart(wallStart),
+        lead(team.rank() == 0), device(device.get()), onGpu(device.onGpu()) {}
+
+  void run();
+
+private:
+  /// Where the host reads and writes the step's buffers: the buffers
+  /// themselves, or their host mirror on a GPU.
+  StepBuffers &hostSide() { return onGpu ? *mirror : *buffers; }
+  /// On a GPU: argument \p arg from the mirror to the device, and back.
+  void upload(const ArgumentDesc &arg);
+  void download(const ArgumentDesc &arg);
+  /// On a GPU: every state argument (param, opt_state, shards) to the mirror.
+  void downloadState();
+  void load();
+  void initState();
+  void loop();
+  void writeTraces();
+  void save();
+  void report();
+
+  const RunOptions &options;
+  Team &team;
+  Clock::time_point wallStart;
+  bool lead;
+  zshard_rt_device *device;
+  bool onGpu;
+
+  RankMemory memory;
+  /// On a GPU: the host mirror's own memory context.
+  std::unique_ptr<RankMemory> mirrorMemory;
+  std::unique_ptr<StepBuffers> mirror;
+  std::unique_ptr<Manifest> manifest;
+  std::unique_ptr<StepLibrary> library;
+  RankPlace place;
+  std::unique_ptr<StepBuffers> buffers;
+  std::unique_ptr<BatchSource> source;
+  std::unique_ptr<StepLog> log;
+  std::unique_ptr<Progress> progress;
+  int64_t firstStep = 1;
+  RunSummary summary;
+  double ownStepSeconds = 0;
+  double ownExposedSeconds = 0;
+  /// --trace: this rank's spans.
+  std::unique_ptr<RankTrace> trace;
+  /// --memory-timeline: the step recorded (0: none yet) and its times.
+  int64_t timelineStep = 0;
+  double timelineBegin = 0, timelineEnd = 0;
+};
+
+void RankRun::upload(const ArgumentDesc &arg) {
+  size_t i = size_t(arg.index);
+  if (zshard_rt_device_copy_to_device(device, buffers->argument(i),
+                                      mirror->argument(i),
+                                      arg.type.bytes) != ZSHARD_RT_OK)
+    fail(std::string("--device cuda: ") + zshard_rt_last_error_message());
+}
+
+void RankRun::download(const ArgumentDesc &arg) {
+  size_t i = size_t(arg.index);
+  if (zshard_rt_device_copy_to_host(device, mirror->argument(i),
+                                    buffers->argument(i),
+                                    arg.type.bytes) != ZSHARD_RT_OK)
+    fail(std::string("--device cuda: ") + zshard_rt_last_error_message());
+}
+
+void RankRun::downloadState() {
+  if (!onGpu)
+    return;
+  for (const ArgumentDesc &arg : manifest->arguments)
+    if (arg.role != ArgRole::Batch && arg.role != ArgRole::Hyper)
+      download(arg);
+}
+
+void RankRun::run() {
+  // The step's temporaries and products go to the rank's GPU, if it has one.
+  CurrentDevice current(onGpu ? device : nullptr);
+  team.check([&] { load(); });
+  if (manifest->sharded()) {
+    team.check([&] {
+      team.createGrid(manifest->grid->shape);
+      // The runtime's grid and the manifest agree on where this rank sits.
+      for (size_t axis = 0; axis < place.coords.size(); ++axis)
+        if (zshard_rt_step_grid_coord(int32_t(axis)) != place.coords[axis])
+          fail("internal error: rank " + std::to_string(place.rank) +
+               " is not at the grid coordinates of the manifest's layout");
+    });
+  }
+  team.check([&] { initState(); });
+  // Every rank resumes at the same step.
+  std::vector<int64_t> firsts = team.allGatherValue(firstStep);
+  team.check([&] {
+    for (size_t r = 1; r < firsts.size(); ++r)
+      if (firsts[r] != firsts[0])
+        fail(options.resume +
+             ": the rank files disagree on the step: rank 0 "
+             "saved step " +
+             std::to_string(firsts[0] - 1) + ", rank " + std::to_string(r) +
+             " step " + std::to_string(firsts[r] - 1));
+  });
+  if (!options.trace.empty()) {
+    // One origin for the spans of every rank: rank 0's clock on the local
+    // backend (the ranks share it); each process's own after this collective
+    // under MPI (its machine's clock may be another one).
+    std::vector<double> origins =
+        team.allGatherValue(zshard_rt_clock_seconds());
+    double origin = options.backend == Backend::Local
+                        ? origins[0]
+                        : origins[size_t(team.rank())];
+    team.check([&] { trace = std::make_unique<RankTrace>(origin); });
+  }
+  loop();
+  writeTraces();
+  save();
+  report();
+}
+
+void RankRun::load() {
+  manifest = std::make_unique<Manifest>(loadManifest(options.artifact));
+  checkRanks(*manifest, options, team.size());
+  checkHypers(*manifest);
+  library = std::make_unique<StepLibrary>(*manifest);
+  place = RankPlace::of(*manifest, team.rank());
+  if (!options.save.empty())
+    checkWritable(manifest->sharded()
+                      ? rankFilePath(options.save, place.rank, place.ranks)
+                      : options.save);
+  if (lead && !options.saveFull.empty())
+    checkWritable(options.saveFull);
+  if (lead && !options.trace.empty())
+    checkWritable(options.trace);
+  if (lead && !options.memoryTimeline.empty())
+    checkWritable(options.memoryTimeline);
+}
+
+void RankRun::initState() {
+  buffers = std::make_unique<StepBuffers>(*manifest, memory.get(), device);
+  if (onGpu) {
+    mirrorMemory = std::make_unique<RankMemory>(false);
+    mirror = std::make_unique<StepBuffers>(*manifest, mirrorMemory->get());
+  }
+  StepBuffers &state = hostSide();
+  uint64_t seed = options.seed;
+  if (!options.resume.empty()) {
+    if (manifest->sharded()) {
+      std::string path = rankFilePath(options.resume, place.rank, place.ranks);
+      if (!fileExists(path))
+        fail(path +
+             ": no such rank file (--resume of a sharded run reads "
+             "the files --save wrote, one per rank, for the same "
+             "rank count" +
+             std::string(fileExists(options.resume)
+                             ? "; " + options.resume +
+                                   " itself loads with --resume-full"
+                             : "") +
+             ")");
+      firstStep = loadRankState(*manifest, state, path, place) + 1;
+    } else {
+      firstStep = loadState(*manifest, state, options.resume,
+                            StateFile::Checkpoint, seed, place) +
+                  1;
+    }
+  } else if (!options.resumeFull.empty()) {
+    firstStep = loadState(*manifest, state, options.resumeFull,
+                          StateFile::Checkpoint, seed, place) +
+                1;
+  } else if (!options.initFrom.empty()) {
+    loadState(*manifest, state, options.initFrom, StateFile::Parameters, seed,
+              place);
+  } else {
+    initFromSpecs(*manifest, state, seed, place);
+  }
+
+  // Everything the step reads starts on the device as the host built it.
+  if (onGpu)
+    for (const ArgumentDesc &arg : manifest->arguments)
+      upload(arg);
+
+  DataOptions dataOptions;
+  dataOptions.tokenFile = options.data;
+  dataOptions.tokenDType = options.dataDType;
+  dataOptions.batchFile = options.batchFile;
+  dataOptions.seed = options.seed;
+  dataOptions.shard = {int(place.rank), int(place.ranks)};
+  source = makeBatchSource(*manifest, dataOptions);
+  if (lead && !options.logJson.empty())
+    log = std::make_unique<StepLog>(options.logJson);
+}
+
+void RankRun::loop() {
+  int64_t lastStep = firstStep + options.steps - 1;
+  int64_t recordStep =
+      options.memoryTimelineStep ? options.memoryTimelineStep : lastStep;
+  team.check([&] {
+    if (options.memoryTimeline.empty())
+      return;
+    if (options.steps == 0)
+      fail("--memory-timeline: no step runs (--steps 0)");
+    if (recordStep < firstStep || recordStep > lastStep)
+      fail("--memory-timeline-step " + std::to_string(recordStep) +
+           " is not a step of this run (" + std::to_string(firstStep) + ".." +
+           std::to_string(lastStep) + ")");
+  });
+  if (lead && !options.quiet) {
+    std::string data =
+        source ? source->describe() : "none (no batch arguments)";
+    std::string ranks;
+    if (manifest->sharded()) {
+      size_t sharded = 0;
+      for (const UnitDesc &unit : manifest->units)
+        sharded += unit.sharded();
+      ranks = "; " + std::to_string(place.ranks) + " ranks (" +
+              gridText(*manifest) + ", " + backendName(options.backend) +
+              " backend), " + std::to_string(sharded) + " of " +
+              std::to_string(manifest->units.size()) + " units sharded";
+    }
+    std::fprintf(stderr, "zshard-run: %s: %s%s; data: %s; steps %lld..%lld\n",
+                 manifest->dir.c_str(), describeState(*manifest).c_str(),
+                 ranks.c_str(), data.c_str(), static_cast<long long>(firstStep),
+                 static_cast<long long>(lastStep));
+  }
+  if (lead)
+    progress = std::make_unique<Progress>(
+        options.quiet, throughputOf(*manifest, place.ranks), lastStep);
+
+  const ResultDesc &loss = manifest->loss();
+  StepFunction step = library->entry();
+  std::vector<const ArgumentDesc *> batchArgs = batchArguments(*manifest);
+  std::vector<void *> batchOutputs(batchArgs.size());
+  summary.firstStep = firstStep;
+  summary.lastStep = firstStep - 1;
+  zshard_rt_step_sgemm_reset_counters();
+  // A failure of rank 0's output (the log file) stops every rank after the
+  // next step's figures.
+  std::optional<std::string> outputError;
+  for (int64_t s = firstStep; s <= lastStep; ++s) {
+    StepBuffers &io = hostSide();
+    for (size_t i = 0; i < batchArgs.size(); ++i)
+      batchOutputs[i] = io.argument(size_t(batchArgs[i]->index));
+    if (source)
+      source->fill(s, batchOutputs);
+    for (const ArgumentDesc &arg : manifest->arguments)
+      if (arg.role == ArgRole::Hyper)
+        storeFromDouble(arg.type.dtype, io.argument(size_t(arg.index)), 0,
+                        arg.name == "lr" ? options.lr : double(s));
+    if (onGpu)
+      for (const ArgumentDesc &arg : manifest->arguments)
+        if (arg.role == ArgRole::Batch || arg.role == ArgRole::Hyper)
+          upload(arg);
+
+    bool recordMemory =
+        lead && !options.memoryTimeline.empty() && s == recordStep;
+    if (recordMemory &&
+        zshard_rt_mem_timeline_start(memory.get()) != ZSHARD_RT_OK) {
+      recordMemory = false;
+      if (!outputError)
+        outputError =
+            std::string("--memory-timeline: ") + zshard_rt_last_error_message();
+    }
+    if (trace)
+      zshard_rt_set_current_trace(trace->get());
+    double waitedBefore = zshard_rt_step_comm_wait_seconds();
+    double begin = zshard_rt_clock_seconds();
+    step(buffers->pointers());
+    // On a GPU the step has queued its work; the step ends when it is done.
+    if (onGpu && zshard_rt_device_synchronize(device) != ZSHARD_RT_OK &&
+        !outputError)
+      outputError =
+          std::string("--device cuda: ") + zshard_rt_last_error_message();
+    double end = zshard_rt_clock_seconds();
+    double seconds = end - begin;
+    double exposed = zshard_rt_step_comm_wait_seconds() - waitedBefore;
+    if (trace) {
+      zshard_rt_set_current_trace(nullptr);
+      trace->endStep(s, begin, end, exposed);
+    }
+    if (recordMemory) {
+      zshard_rt_mem_timeline_stop(memory.get());
+      timelineStep = s;
+      timelineBegin = begin;
+      timelineEnd = end;
+    }
+    ownStepSeconds += seconds;
+    ownExposedSeconds += exposed;
+
+    StepFigures mine;
+    if (onGpu &&
+        zshard_rt_device_copy_to_host(device, io.result(size_t(loss.index)),
+                                      buffers->result(size_t(loss.index)),
+                                      loss.type.bytes) != ZSHARD_RT_OK &&
+        !outputError)
+      outputError =
+          std::string("--device cuda: ") + zshard_rt_last_error_message();
+    mine.loss = loadAsDouble(loss.type.dtype, io.result(size_t(loss.index)), 0);
+    mine.seconds = seconds;
+    mine.exposedSeconds = exposed;
+    int64_t pending = zshard_rt_step_pending_collectives();
+    if (pending != 0 && !outputError)
+      outputError = "the step of " + manifest->libraryPath() + " returned " +
+                    std::to_string(pending) +
+                    " started collectives it did not wait for";
+    mine.failed = outputError.has_value();
+    buffers->swapUpdated();
+
+    // The loss of the run: the mean of the ranks' losses, in rank order;
+    // the step's time: the slowest rank's.
+    std::vector<StepFigures> all = team.allGatherValue(mine);
+    StepRecord record;
+    record.step = s;
+    bool failed = false;
+    for (const StepFigures &figures : all) {
+      record.loss += figures.loss;
+      record.seconds = std::max(record.seconds, figures.seconds);
+      record.rankSeconds.push_back(figures.seconds);
+      record.rankExposedSeconds.push_back(figures.exposedSeconds);
+      failed |= figures.failed != 0;
+    }
+    record.loss /= double(all.size());
+    if (failed)
+      team.check([&] {
+        if (outputError)
+          fail(*outputError);
+      });
+    summary.steps += 1;
+    summary.lastStep = s;
+    summary.finalLoss = record.loss;
+    summary.stepSeconds += record.seconds;
+    if (!lead)
+      continue;
+    try {
+      progress->step(record);
+      if (log)
+        log->write(record);
+    } catch (const std::exception &e) {
+      outputError = e.what();
+      if (team.size() == 1)
+        throw;
+    }
+  }
+  team.check([&] {
+    if (outputError)
+      fail(*outputError);
+  });
+}
+
+void RankRun::writeTraces() {
+  if (trace) {
+    std::vector<std::vector<TraceSpan>> all = gatherSpans(team, trace->spans());
+    team.check([&] {
+      if (!lead)
+        return;
+      TraceInfo info;
+      info.artifact = manifest->dir;
+      info.backend = backendName(options.backend);
+      for (const UnitDesc &unit : manifest->units)
+        info.unitNames.push_back(unit.name);
+      info.linkGbps = options.linkGbps;
+      info.linkLatencyUs = options.linkLatencyUs;
+      writeTextFile(options.trace, traceJson(all, info));
+    });
+  }
+  if (!options.memoryTimeline.empty())
+    team.check([&] {
+      if (lead && timelineStep != 0)
+        writeTextFile(options.memoryTimeline,
+                      memoryTimelineJson(memory.get(), timelineStep,
+                                         team.rank(), timelineBegin,
+                                         timelineEnd));
+    });
+}
+
+void RankRun::save() {
+  if (onGpu && (!options.save.empty() || !options.saveFull.empty()))
+    team.check([&] { downloadState(); });
+  StepBuffers &state = hostSide();
+  if (!options.save.empty())
+    team.check([&] {
+      if (manifest->sharded())
+        saveRankState(*manifest, state,
+                      rankFilePath(options.save, place.rank, place.ranks),
+                      summary.lastStep, place);
+      else
+        saveState(*manifest, state, options.save, summary.lastStep);
+    });
+  if (options.saveFull.empty())
+    return;
+  if (!manifest->sharded()) {
+    team.check([&] {
+      saveState(*manifest, state, options.saveFull, summary.lastStep);
+    });
+    return;
+  }
+  // Every shard argument, gathered over its unit's shard axes: each rank
+  // receives the whole padded buffer; rank 0 writes the file.
+  std::map<int64_t, std::vector<unsigned char>> full;
+  for (const ArgumentDesc &arg : manifest->arguments) {
+    if (!isShardRole(arg.role))
+      continue;
+    const UnitDesc *unit = manifest->findUnit(arg.unit);
+    int64_t mask = 0;
+    for (int64_t axis : unit->shardAxes)
+      mask |= int64_t(1) << axis;
+    std::vector<unsigned char> &bytes = full[arg.index];
+    bytes.resize(unit->padded * dtypeSize(arg.type.dtype));
+    team.gatherShards(mask, buffers->argument(size_t(arg.index)), bytes.data(),
+                      arg.type.bytes);
+  }
+  team.check([&] {
+    if (lead)
+      saveFullState(*manifest, state, full, options.saveFull, summary.lastStep);
+  });
+}
+
+void RankRun::report() {
+  RankFigures mine;
+  zshard_rt_mem_ctx *ctx = memory.get();
+  for (int c = 0; c < ZSHARD_RT_MEM_NUM_CATEGORIES; ++c)
+    zshard_rt_mem_peak_bytes(ctx, static_cast<zshard_rt_mem_category>(c),
+                             &mine.peaks.bytes[size_t(c)]);
+  zshard_rt_mem_total_peak_bytes(ctx, &mine.peaks.total);
+  mine.stepSeconds = ownStepSeconds;
+  mine.sgemmSeconds = zshard_rt_step_sgemm_seconds();
+  mine.sgemmFlops = zshard_rt_step_sgemm_flops();
+  mine.exposedSeconds = ownExposedSeconds;
+  std::vector<RankFigures> all = team.allGatherValue(mine);
+  if (!lead)
+    return;
+  summary.ranks = place.ranks;
+  summary.backend = backendName(options.backend);
+  for (const RankFigures &figures : all) {
+    summary.rankPeaks.push_back(figures.peaks);
+    for (size_t c = 0; c < summary.peakBytes.size(); ++c)
+      summary.peakBytes[c] =
+          std::max(summary.peakBytes[c], figures.peaks.bytes[c]);
+    summary.peakTotalBytes =
+        std::max(summary.peakTotalBytes, figures.peaks.total);
+    summary.rankStepSeconds += figures.stepSeconds;
+    summary.sgemmSeconds += figures.sgemmSeconds;
+    summary.sgemmFlops += figures.sgemmFlops;
+    summary.exposedCommSeconds += figures.exposedSeconds;
+    summary.rankStepSecondsOf.push_back(figures.stepSeconds);
+    summary.rankExposedCommSeconds.push_back(figures.exposedSeconds);
+  }
+  summary.wallSeconds = secondsSince(wallStart);
+  progress->finish(summary);
+  std::printf("%s\n", summaryJson(summary).c_str());
+  std::fflush(stdout);
+}
+
+} // namespace
+
+void zshard::run::runRank(const RunOptions &options, Team &team,
+                          Clock::time_point wallStart,
+                          const RankDevice &device) {
+  RankRun(options, team, wallStart, device).run();
+}

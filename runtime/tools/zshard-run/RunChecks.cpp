@@ -1,0 +1,45 @@
+//===- RunChecks.cpp - Whether an artifact fits a zshard-run run ----------===//
+//
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunChecks.h"
+
+#include "core/Failure.h"
+#include "core/Shape.h"
+
+using namespace zshard;
+using namespace zshard::rt;
+using namespace zshard::run;
+
+std::string zshard::run::gridText(const Manifest &manifest) {
+  return manifest.grid ? "grid '" + manifest.grid->name + "' " +
+                             shapeString(manifest.grid->shape)
+                       : "no grid";
+}
+
+void zshard::run::checkRanks(const Manifest &manifest,
+                             const RunOptions &options, int64_t ranks) {
+  if (ranks == 0 || ranks == manifest.ranks)
+    return;
+  std::string run =
+      options.backend != Backend::Local
+          ? std::string("the ") +
+                (options.backend == Backend::Mpi ? "MPI" : "NCCL") +
+                " world has " + std::to_string(ranks) + " processes"
+          : "--ranks " + std::to_string(ranks);
+  if (!manifest.sharded())
+    fail(manifest.path +
+         ": the artifact is single-rank (ranks 1, no grid), "
+         "and " +
+         run + ": compile it for " + std::to_string(ranks) +
+         " ranks to run it sharded");
+  std::string runIt = options.backend != Backend::Local
+                          ? "run it under mpirun -np "
+                          : "run it with --ranks ";
+  fail(manifest.path + ": the artifact is compiled for " +
+       std::to_string(manifest.ranks) + " ranks (" + gridText(manifest) +
+       "), and " + run + " (compile it for " + std::to_string(ranks) +
+       " ranks, or " + runIt + std::to_string(manifest.ranks) + ")");
+}
