@@ -19,9 +19,9 @@
 
 #include "FlatBuffers.h"
 #include "GradientSums.h"
+#include "ShardOptimizer.h"
 
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/BitVector.h"
 
 namespace mlir {
@@ -35,33 +35,6 @@ using namespace mlir;
 using namespace mlir::zshard;
 
 namespace {
-
-/// One parameter of a unit.
-struct Member {
-  unsigned argIndex;
-  MemberAttr layout;
-  const ParamUpdate *update;
-  /// Whole sums over the member's gradient besides its update (the terms of
-  /// a gradient norm), rebuilt wherever the gradient moves.
-  SmallVector<linalg::GenericOp> sums;
-};
-
-
-/// Everything the rewrite of one unit needs.
-struct UnitPlan {
-  UnitOp unit;
-  SmallVector<Member> members;
-  int64_t shardSize = 0;
-  /// Optimizer-state slot name -> element type, in first-seen order.
-  SmallVector<std::pair<std::string, Type>> slots;
-
-  SmallVector<MemberAttr> layouts() const {
-    SmallVector<MemberAttr> result;
-    for (const Member &m : members)
-      result.push_back(m.layout);
-    return result;
-  }
-};
 
 struct ShardPass : public mlir::zshard::impl::ShardBase<ShardPass> {
   void runOnOperation() override;
@@ -93,10 +66,6 @@ struct ShardPass : public mlir::zshard::impl::ShardBase<ShardPass> {
 };
 
 Block &body(func::FuncOp step) { return step.front(); }
-
-/// Ops the pass creates for a unit carry the unit's name as their module
-/// path, as the contract asks of every op.
-Location unitLoc(UnitOp unit) { return NameLoc::get(unit.getSymNameAttr()); }
 
 /// The top-level ops of the step that use `value`, in block order.
 SmallVector<Operation *> topLevelUsers(Value value, Block &block) {
@@ -244,11 +213,10 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
     return llvm::any_of(plan.members, [&](const Member &m) {
       std::string name =
           contract->getArguments()[m.argIndex].name + "." + slot.str();
-      return llvm::any_of(contract->getArguments(),
-                          [&](const StepArgument &arg) {
-                            return arg.name == name &&
-                                   arg.placement == Placement::Host;
-                          });
+      return llvm::any_of(
+          contract->getArguments(), [&](const StepArgument &arg) {
+            return arg.name == name && arg.placement == Placement::Host;
+          });
     });
   };
   auto attrs = [&](StringRef role, StringRef slot, bool withInits) {
@@ -329,134 +297,12 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
     ++numReductions;
   }
 
-  // The optimizer, on this rank's part of each member, after the last of the
-  // old updates (whose scalar operands are all defined there).
-  Operation *lastUpdate = nullptr;
-  for (const Member &m : plan.members)
-    if (!lastUpdate || lastUpdate->isBeforeInBlock(m.update->op))
-      lastUpdate = m.update->op;
-  builder.setInsertionPointAfter(lastUpdate);
-  auto index = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(builder, loc, v).getResult();
-  };
-  Value begin = arith::MulIOp::create(builder, loc, rankCoord, index(S));
-  Value end = arith::AddIOp::create(builder, loc, begin, index(S));
-  if (!paramsSharded) {
-    // zero1: this rank's part of the whole parameters, packed flat.
-    SmallVector<Value> params;
-    for (const Member &m : plan.members)
-      params.push_back(block.getArgument(m.argIndex));
-    Value flat = packMembers(builder, loc, unit.getPaddedSize(), plan.layouts(),
-                             params, unit.getParamType());
-    paramShard = tensor::ExtractSliceOp::create(
-        builder, loc, shardType(unit.getParamType()), flat, ValueRange{begin},
-        ValueRange{}, ValueRange{},
-        b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
-        b.getDenseI64ArrayAttr({S}), b.getDenseI64ArrayAttr({1}));
-  }
-  Value paramOut = paramShard;
-  SmallVector<Value> stateOuts(stateShards);
-  for (const Member &m : plan.members) {
-    int64_t offset = m.layout.getOffset(), n = m.layout.getNumElements();
-    // This rank holds [lo, hi) of the member: at `at` in its shard, `len` long.
-    Value lo = arith::MaxSIOp::create(builder, loc, begin, index(offset));
-    Value hi = arith::MinSIOp::create(builder, loc, end, index(offset + n));
-    Value len = arith::MaxSIOp::create(
-        builder, loc, arith::SubIOp::create(builder, loc, hi, lo), index(0));
-    Value at = arith::MinSIOp::create(
-        builder, loc,
-        arith::MaxSIOp::create(builder, loc,
-                               arith::SubIOp::create(builder, loc, lo, begin),
-                               index(0)),
-        index(S));
-    auto piece = [&](Value shard) -> Value {
-      auto type = cast<RankedTensorType>(shard.getType());
-      return tensor::ExtractSliceOp::create(
-          builder, loc,
-          RankedTensorType::get({ShapedType::kDynamic}, type.getElementType()),
-          shard, ValueRange{at}, ValueRange{len}, ValueRange{},
-          b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
-          b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
-          b.getDenseI64ArrayAttr({1}));
-    };
-    linalg::GenericOp old = m.update->op;
-    SmallVector<Value> inputs;
-    SmallVector<AffineMap> maps;
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
-    AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
-    const StepArgument &param = contract->getArguments()[m.argIndex];
-    // The gradient is reduced in the unit's reduce type, used in its own.
-    Type gradElement =
-        cast<RankedTensorType>(
-            old.getDpsInputOperand(m.update->gradOperand)->get().getType())
-            .getElementType();
-    Value gradPiece =
-        convertElements(builder, loc, piece(gradShard), gradElement);
-    for (linalg::GenericOp sum : m.sums)
-      partialSums.push_back(
-          {sum, rebuildSum(builder, sum, gradPiece).getResult(0), unit});
-    for (OpOperand *input : old.getDpsInputOperands()) {
-      Value v = input->get();
-      if (cast<RankedTensorType>(v.getType()).getRank() == 0) {
-        inputs.push_back(v);
-        maps.push_back(scalar);
-      } else if (input->getOperandNumber() == m.update->gradOperand) {
-        inputs.push_back(gradPiece);
-        maps.push_back(identity);
-      } else {
-        auto arg = cast<BlockArgument>(v);
-        const StepArgument &info = contract->getArguments()[arg.getArgNumber()];
-        if (info.role == ArgRole::Param) {
-          inputs.push_back(piece(paramShard));
-        } else {
-          StringRef slot =
-              StringRef(info.name).drop_front(param.name.size() + 1);
-          auto it = llvm::find_if(
-              plan.slots, [&](const auto &s) { return s.first == slot; });
-          inputs.push_back(piece(stateShards[it - plan.slots.begin()]));
-        }
-        maps.push_back(identity);
-      }
-    }
-    SmallVector<Value> outputs;
-    SmallVector<Type> resultTypes;
-    for (Value init : old.getDpsInits()) {
-      Type element = cast<RankedTensorType>(init.getType()).getElementType();
-      outputs.push_back(tensor::EmptyOp::create(
-          builder, loc, {ShapedType::kDynamic}, element, ValueRange{len}));
-      resultTypes.push_back(outputs.back().getType());
-      maps.push_back(identity);
-    }
-    auto updated = linalg::GenericOp::create(builder, old.getLoc(), resultTypes,
-                                             inputs, outputs, maps,
-                                             {utils::IteratorType::parallel});
-    IRMapping mapping;
-    old.getRegion().cloneInto(&updated.getRegion(), mapping);
-
-    // Each result lands in the shard it updates.
-    for (auto [result, stepIndex] :
-         llvm::zip(updated->getResults(), m.update->resultIndices)) {
-      const StepResult &info = contract->getResults()[stepIndex];
-      Value *target = &paramOut;
-      if (info.role == ResultRole::OptStateOut) {
-        StringRef slot = StringRef(info.name).drop_front(param.name.size() + 1);
-        auto it = llvm::find_if(plan.slots,
-                                [&](const auto &s) { return s.first == slot; });
-        target = &stateOuts[it - plan.slots.begin()];
-      }
-      *target = tensor::InsertSliceOp::create(
-          builder, loc, result, *target, ValueRange{at}, ValueRange{len},
-          ValueRange{}, b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
-          b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
-          b.getDenseI64ArrayAttr({1}));
-      deadResults.set(stepIndex);
-    }
-    if (paramsSharded)
-      deadArgs.set(m.argIndex);
-    for (const StepArgument *state : contract->getArguments(ArgRole::OptState))
-      if (state->param == param.name)
-        deadArgs.set(state->index);
-  }
+  // The optimizer, on this rank's part of each member.
+  UnitShards updated = shardOptimizer(
+      builder, *contract, block, plan, rankCoord, {paramShard, stateShards},
+      gradShard, partialSums, deadArgs, deadResults);
+  Value paramOut = updated.param;
+  SmallVector<Value> stateOuts = std::move(updated.states);
   if (paramsSharded) {
     newResults.push_back(paramOut);
     newResultAttrs.push_back(attrs("param_shard_out", "", false));
