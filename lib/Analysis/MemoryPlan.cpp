@@ -23,9 +23,8 @@ using namespace mlir::zshard;
 
 StringRef mlir::zshard::stringifyMemCategory(MemCategory category) {
   static constexpr StringLiteral names[kNumMemCategories] = {
-      "parameters",  "gradients",     "optimizer_state",
-      "activations", "communication", "other",
-      "host_offload"};
+      "parameters",    "gradients", "optimizer_state", "activations",
+      "communication", "other",     "host_offload"};
   return names[int(category)];
 }
 

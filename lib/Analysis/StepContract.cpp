@@ -282,16 +282,18 @@ LogicalResult StepContract::readArguments(bool emit) {
     }
     if (std::optional<StringRef> placement =
             getString(attrs, contract::kPlacement)) {
-      bool optState = info.role == ArgRole::OptState ||
-                      info.role == ArgRole::OptStateShard;
+      bool optState =
+          info.role == ArgRole::OptState || info.role == ArgRole::OptStateShard;
       if (*placement == "host" && optState)
         info.placement = Placement::Host;
       else if (*placement == "host")
         error(label + ": only optimizer state can be placed in host memory "
                       "(zshard.placement = \"host\")");
       else if (*placement != "device")
-        error(label + ": zshard.placement must be \"device\" or \"host\", "
-                      "got \"" + *placement + "\"");
+        error(label +
+              ": zshard.placement must be \"device\" or \"host\", "
+              "got \"" +
+              *placement + "\"");
     }
 
     if (info.role == ArgRole::ParamShard ||

@@ -25,9 +25,8 @@ BlockPositions numberOps(Block &block);
 /// transitively, of every result of a user), in no particular order and
 /// without duplicates. Users in `ignore` are skipped (their results are not
 /// followed).
-SmallVector<Operation *>
-touchingOps(Value buffer, Block &block,
-            llvm::ArrayRef<Operation *> ignore = {});
+SmallVector<Operation *> touchingOps(Value buffer, Block &block,
+                                     llvm::ArrayRef<Operation *> ignore = {});
 
 /// The last op of `block` that touches `buffer`, apart from `ignore`; the
 /// buffer's defining op (or null for a block argument) when none does.

@@ -95,8 +95,7 @@ struct DeallocAfterLastUsePass
     SmallVector<std::pair<Value, Operation *>> inserts;
     if (insert) {
       for (memref::AllocOp alloc : block.getOps<memref::AllocOp>())
-        inserts.push_back(
-            {alloc, lastTouch(alloc, block, position)});
+        inserts.push_back({alloc, lastTouch(alloc, block, position)});
     } else {
       for (memref::DeallocOp dealloc : block.getOps<memref::DeallocOp>()) {
         Value buffer = dealloc.getMemref();

@@ -294,8 +294,8 @@ struct UpdateInPlacePass
     SmallVector<Operation *> writers = touchingOps(update, block, ignore);
     if (writers.empty())
       return failure();
-    Operation *firstWrite = *llvm::min_element(
-        writers, [&](Operation *a, Operation *b) {
+    Operation *firstWrite =
+        *llvm::min_element(writers, [&](Operation *a, Operation *b) {
           return position.lookup(a) < position.lookup(b);
         });
     Operation *lastRead = lastTouch(state, block, position);
@@ -308,8 +308,8 @@ struct UpdateInPlacePass
                    (readAt == writeAt &&
                     readsAndWritesElementwise(firstWrite, state, update));
     }
-    if (!readsFirst && !(init && slicesDisjoint(block, position, state,
-                                                update, init, ignore)))
+    if (!readsFirst &&
+        !(init && slicesDisjoint(block, position, state, update, init, ignore)))
       return failure();
     // A copy of the state into the update would copy it onto itself.
     if (init && init.getSource() == state && init.getTarget() == update)

@@ -119,8 +119,8 @@ FailureOr<AutoCandidate> mlir::zshard::autoShard(ModuleOp module,
     offloaded.hostBytes = offloaded.optimizerStateBytes;
     offloaded.peakBytes -= offloaded.optimizerStateBytes;
     offloaded.optimizerStateBytes = 0;
-    offloaded.stepSeconds += 2.0 * double(offloaded.hostBytes) /
-                             options.device.hostBandwidth;
+    offloaded.stepSeconds +=
+        2.0 * double(offloaded.hostBytes) / options.device.hostBandwidth;
     offloaded.fits = offloaded.peakBytes <= options.memoryPerRank;
     candidates.push_back(offloaded);
   }
@@ -149,9 +149,8 @@ FailureOr<AutoCandidate> mlir::zshard::autoShard(ModuleOp module,
   }
   if (llvm::none_of(candidates,
                     [](const AutoCandidate &c) { return c.offload; }))
-    os << llvm::formatv("{0,-28} {1,14} {2,12} {3,12}  {4}\n",
-                        "+offload", "-", "-", "-",
-                        "not tried: every candidate fits without it");
+    os << llvm::formatv("{0,-28} {1,14} {2,12} {3,12}  {4}\n", "+offload", "-",
+                        "-", "-", "not tried: every candidate fits without it");
   else if (best && best->offload)
     os << llvm::formatv("host pool per rank for {0}: {1}\n", best->name(),
                         formatBytes(best->hostBytes));

@@ -51,7 +51,8 @@ std::string zshard::getCanonicalSignature(const StepContract &contract,
         describe(stringifyArgRole(argument.role), argument.name, argument.type);
   text += "->";
   for (const StepResult &result : contract.getResults()) {
-    bool updatedInPlace = result.index < inPlace.size() && inPlace[result.index];
+    bool updatedInPlace =
+        result.index < inPlace.size() && inPlace[result.index];
     text += describe((stringifyResultRole(result.role) +
                       (updatedInPlace ? "(in_place)" : ""))
                          .str(),

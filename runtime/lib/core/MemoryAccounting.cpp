@@ -29,8 +29,8 @@ zshard_rt_status zshard_rt_mem_ctx::recordAlloc(zshard_rt_mem_category category,
   std::lock_guard<std::mutex> lock(mutex);
   uint64_t &categoryLive = live[category];
   // Checking the larger counter covers both.
-  if (bytes > std::numeric_limits<uint64_t>::max() -
-                  std::max(totalLive, categoryLive))
+  if (bytes >
+      std::numeric_limits<uint64_t>::max() - std::max(totalLive, categoryLive))
     return setError(ZSHARD_RT_ERROR_ACCOUNTING,
                     "zshard_rt_mem_record_alloc: " + std::to_string(bytes) +
                         " bytes in '" + zshard_rt_mem_category_name(category) +

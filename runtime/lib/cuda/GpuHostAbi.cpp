@@ -197,8 +197,8 @@ ZSHARD_RT_API CUfunction mgpuModuleGetFunction(CUmodule module,
   const char *entry = "mgpuModuleGetFunction";
   CudaDevice &device = currentCuda(entry);
   const DriverApi &api = driver(entry);
-  CUmodule loaded = loadOn(entry, api, device,
-                           *reinterpret_cast<LazyModule *>(module));
+  CUmodule loaded =
+      loadOn(entry, api, device, *reinterpret_cast<LazyModule *>(module));
   CUfunction function = nullptr;
   CUresult result = api.moduleGetFunction(&function, loaded, name);
   if (result != CUDA_SUCCESS)

@@ -26,8 +26,8 @@ bool sameType(const TensorType &a, const TensorType &b) {
   return a.dtype == b.dtype && a.shape == b.shape;
 }
 
-void appendTensor(std::string &out, const std::string &role, const std::string &name,
-                  const TensorType &type) {
+void appendTensor(std::string &out, const std::string &role,
+                  const std::string &name, const TensorType &type) {
   out += role;
   out += ':';
   out += name;

@@ -60,8 +60,8 @@ StepBuffers::StepBuffers(const Manifest &manifest, zshard_rt_mem_ctx *ctx,
                                         ? ZSHARD_RT_PLACEMENT_HOST
                                         : ZSHARD_RT_PLACEMENT_DEVICE;
     zshard_rt_status status =
-        device ? zshard_rt_device_alloc(device, ctx, category, bytes,
-                                        placement, &ptr)
+        device ? zshard_rt_device_alloc(device, ctx, category, bytes, placement,
+                                        &ptr)
                : zshard_rt_cpu_alloc(ctx, category, bytes, 0, &ptr);
     if (status == ZSHARD_RT_OK && device)
       status = zshard_rt_device_memset_zero(device, ptr, bytes);
@@ -98,8 +98,8 @@ StepBuffers::~StepBuffers() { freeAll(); }
 
 void StepBuffers::freeAll() {
   for (size_t i = 0; i < buffers.size(); ++i) {
-    bool shared = i >= numArguments &&
-                  manifest.results[i - numArguments].inPlace;
+    bool shared =
+        i >= numArguments && manifest.results[i - numArguments].inPlace;
     if (!shared && device)
       zshard_rt_device_free(device, buffers[i]);
     else if (!shared)

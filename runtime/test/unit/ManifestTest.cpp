@@ -376,9 +376,10 @@ TEST(ManifestTest, PlacementAndInPlace) {
             "param_out(in_place):w:f32:4x2;"
             "opt_state_out(in_place):w.exp_avg:f32:4x2;");
 
-  EXPECT_EQ(errorAfter([](Json &m) { m["arguments"][0]["placement"] = "host"; }),
-            at + "arguments[0] ('w'): only optimizer state can be "
-                 "placed in host memory");
+  EXPECT_EQ(
+      errorAfter([](Json &m) { m["arguments"][0]["placement"] = "host"; }),
+      at + "arguments[0] ('w'): only optimizer state can be "
+           "placed in host memory");
   EXPECT_EQ(
       errorAfter([](Json &m) { m["arguments"][1]["placement"] = "disk"; }),
       at + "arguments[1] ('w.exp_avg'): placement must be 'device' or "
