@@ -16,6 +16,7 @@
 #include "core/Shape.h"
 #include "io/FileBytes.h"
 #include "step/ManifestCheck.h"
+#include "step/ManifestReader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -28,116 +29,6 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-/// Field access with messages "<path>: <where>: <problem>".
-class Reader {
-public:
-  explicit Reader(const std::string &path) : path(path) {}
-
-  [[noreturn]] void error(const std::string &where,
-                          const std::string &problem) const {
-    fail(path + ": " + (where.empty() ? "" : where + ": ") + problem);
-  }
-
-  const Json &field(const Json &object, const char *key,
-                    const std::string &where) const {
-    auto it = object.find(key);
-    if (it == object.end())
-      error(where, std::string("missing field '") + key + "'");
-    return *it;
-  }
-
-  bool boolean(const Json &object, const char *key,
-               const std::string &where) const {
-    const Json &value = field(object, key, where);
-    if (!value.is_boolean())
-      error(where, std::string("field '") + key + "' must be true or false, " +
-                       "got " + value.dump());
-    return value.get<bool>();
-  }
-
-  std::string string(const Json &object, const char *key,
-                     const std::string &where) const {
-    const Json &value = field(object, key, where);
-    if (!value.is_string())
-      error(where, std::string("field '") + key + "' must be a string, got " +
-                       value.dump());
-    return value.get<std::string>();
-  }
-
-  int64_t integer(const Json &object, const char *key,
-                  const std::string &where) const {
-    const Json &value = field(object, key, where);
-    if (!value.is_number_integer() ||
-        (value.is_number_unsigned() && value.get<uint64_t>() > INT64_MAX))
-      error(where, std::string("field '") + key + "' must be an integer, got " +
-                       value.dump());
-    return value.get<int64_t>();
-  }
-
-  DType dtype(const Json &object, const char *key,
-              const std::string &where) const {
-    std::string name = string(object, key, where);
-    auto parsed = parseManifestDType(name);
-    if (!parsed)
-      error(where, "unknown dtype '" + name +
-                       "' (known: " + manifestDTypeList() + ")");
-    return *parsed;
-  }
-
-  /// A list of integers >= \p minimum.
-  std::vector<int64_t> integers(const Json &object, const char *key,
-                                const std::string &where,
-                                int64_t minimum) const {
-    const Json &value = field(object, key, where);
-    auto bad = [&] {
-      error(where, std::string("field '") + key +
-                       "' must be a list of integers >= " +
-                       std::to_string(minimum) + ", got " + value.dump());
-    };
-    if (!value.is_array())
-      bad();
-    std::vector<int64_t> out;
-    for (const Json &item : value) {
-      if (!item.is_number_integer() ||
-          (item.is_number_unsigned() && item.get<uint64_t>() > INT64_MAX) ||
-          item.get<int64_t>() < minimum)
-        bad();
-      out.push_back(item.get<int64_t>());
-    }
-    return out;
-  }
-
-  TensorType tensorType(const Json &object, const std::string &where) const {
-    TensorType type;
-    std::string dtype = string(object, "dtype", where);
-    auto parsed = parseManifestDType(dtype);
-    if (!parsed)
-      error(where, "unknown dtype '" + dtype +
-                       "' (known: " + manifestDTypeList() + ")");
-    type.dtype = *parsed;
-    const Json &shape = field(object, "shape", where);
-    if (!shape.is_array())
-      error(where, "field 'shape' must be a list of non-negative integers, "
-                   "got " +
-                       shape.dump());
-    for (const Json &dim : shape) {
-      if (!dim.is_number_unsigned() || dim.get<uint64_t>() > INT64_MAX)
-        error(where, "field 'shape' must be a list of non-negative "
-                     "integers, got " +
-                         shape.dump());
-      type.shape.push_back(dim.get<int64_t>());
-    }
-    if (!shapeElements(type.shape, type.elements) ||
-        __builtin_mul_overflow(type.elements, dtypeSize(type.dtype),
-                               &type.bytes))
-      error(where, "shape " + shapeString(type.shape) + " is too large");
-    return type;
-  }
-
-private:
-  const std::string &path;
-};
-
 std::string describe(const char *list, size_t position, const Json &entry) {
   std::string where = std::string(list) + "[" + std::to_string(position) + "]";
   auto name = entry.find("name");
@@ -147,7 +38,7 @@ std::string describe(const char *list, size_t position, const Json &entry) {
   return where;
 }
 
-ArgumentDesc readArgument(const Reader &reader, const Json &entry,
+ArgumentDesc readArgument(const ManifestReader &reader, const Json &entry,
                           const std::string &where) {
   if (!entry.is_object())
     reader.error(where, "must be an object, got " + entry.dump());
@@ -219,7 +110,7 @@ ArgumentDesc readArgument(const Reader &reader, const Json &entry,
   return arg;
 }
 
-ResultDesc readResult(const Reader &reader, const Json &entry,
+ResultDesc readResult(const ManifestReader &reader, const Json &entry,
                       const std::string &where) {
   if (!entry.is_object())
     reader.error(where, "must be an object, got " + entry.dump());
@@ -259,7 +150,7 @@ ResultDesc readResult(const Reader &reader, const Json &entry,
   return result;
 }
 
-InitSpec initSpec(const Reader &reader, const std::string &text,
+InitSpec initSpec(const ManifestReader &reader, const std::string &text,
                   const std::string &where) {
   try {
     return parseInitSpec(text);
@@ -268,7 +159,7 @@ InitSpec initSpec(const Reader &reader, const std::string &text,
   }
 }
 
-GridDesc readGrid(const Reader &reader, const Json &json) {
+GridDesc readGrid(const ManifestReader &reader, const Json &json) {
   const std::string where = "grid";
   if (!json.is_object())
     reader.error(where, "must be an object {\"name\", \"shape\"} or null, "
@@ -289,7 +180,7 @@ GridDesc readGrid(const Reader &reader, const Json &json) {
   return grid;
 }
 
-UnitDesc readUnit(const Reader &reader, const Json &entry,
+UnitDesc readUnit(const ManifestReader &reader, const Json &entry,
                   const std::string &where) {
   if (!entry.is_object())
     reader.error(where, "must be an object, got " + entry.dump());
@@ -406,7 +297,7 @@ UnitDesc readUnit(const Reader &reader, const Json &entry,
 
 /// Sorts \p items by index and checks that the indices are 0..n-1.
 template <typename T>
-void orderByIndex(const Reader &reader, std::vector<T> &items,
+void orderByIndex(const ManifestReader &reader, std::vector<T> &items,
                   const char *list) {
   std::stable_sort(items.begin(), items.end(),
                    [](const T &a, const T &b) { return a.index < b.index; });
@@ -426,7 +317,7 @@ void orderByIndex(const Reader &reader, std::vector<T> &items,
 Manifest zshard::rt::parseManifest(std::string_view text,
                                    const std::string &path,
                                    const std::string &dir) {
-  Reader reader(path);
+  ManifestReader reader(path);
   Json json;
   try {
     json = Json::parse(text.begin(), text.end());
