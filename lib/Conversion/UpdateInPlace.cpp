@@ -189,6 +189,17 @@ bool slicesDisjoint(Block &block, const BlockPositions &position, Value state,
   return true;
 }
 
+/// The one copy that fills the out-parameter `out`, at the top level of
+/// `block`, or null when `out` is filled otherwise.
+memref::CopyOp finalCopy(Value out, Block &block) {
+  if (!out.hasOneUse())
+    return {};
+  auto copy = dyn_cast<memref::CopyOp>(*out.getUsers().begin());
+  if (!copy || copy.getTarget() != out || copy->getBlock() != &block)
+    return {};
+  return copy;
+}
+
 struct UpdateInPlacePass
     : public mlir::zshard::impl::UpdateInPlaceBase<UpdateInPlacePass> {
   void runOnOperation() override {
@@ -237,12 +248,8 @@ struct UpdateInPlacePass
                               const BlockPositions &position,
                               unsigned stateIndex, unsigned outIndex) {
     Value state = func.getArgument(stateIndex);
-    Value out = func.getArgument(outIndex);
-    if (!out.hasOneUse())
-      return failure();
-    auto copy = dyn_cast<memref::CopyOp>(*out.getUsers().begin());
-    if (!copy || copy.getTarget() != out || copy->getBlock() != &block ||
-        copy.getSource().getType() != state.getType())
+    memref::CopyOp copy = finalCopy(func.getArgument(outIndex), block);
+    if (!copy || copy.getSource().getType() != state.getType())
       return failure();
     Value root = copy.getSource();
     while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
@@ -263,11 +270,8 @@ struct UpdateInPlacePass
                         const BlockPositions &position, unsigned stateIndex,
                         unsigned outIndex) {
     Value state = func.getArgument(stateIndex);
-    Value out = func.getArgument(outIndex);
-    if (!out.hasOneUse())
-      return failure();
-    auto copy = dyn_cast<memref::CopyOp>(*out.getUsers().begin());
-    if (!copy || copy.getTarget() != out || copy->getBlock() != &block)
+    memref::CopyOp copy = finalCopy(func.getArgument(outIndex), block);
+    if (!copy)
       return failure();
     // Bufferization already wrote the update into the argument (function
     // arguments are writable): only the copy out is left to drop.
