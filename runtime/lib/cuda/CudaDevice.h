@@ -78,6 +78,14 @@ public:
   void check(cudaError_t error, const char *call) const;
 
 private:
+  /// C += op(A) op(B) on cuBLAS for both step gemms: inputs of
+  /// \p inputType (\p inputBytes each), C in f32; \p entry names the ABI
+  /// entry in a fatal error.
+  void stepGemm(const char *entry, const StepGemmShape &shape, const void *a,
+                int64_t strideA, const void *b, int64_t strideB,
+                cudaDataType inputType, size_t inputBytes, float *c,
+                int64_t strideC);
+
   /// A pinned host block of allocate(BufferPlacement::Host).
   struct HostBlock {
     uint64_t bytes;

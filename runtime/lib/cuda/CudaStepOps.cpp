@@ -72,39 +72,39 @@ bool CudaDevice::stepFree(void *ptr) {
 void CudaDevice::stepSgemm(const StepGemmShape &s, const float *a,
                            int64_t strideA, const float *b, int64_t strideB,
                            float *c, int64_t strideC) {
-  const float one = 1.0f;
-  cublasHandle_t handle = blas();
-  for (int64_t first = 0; first < s.batch; first += maxBatchPerCall) {
-    int count = int(s.batch - first < maxBatchPerCall ? s.batch - first
-                                                      : maxBatchPerCall);
-    cublasStatus_t status = cublasSgemmStridedBatched(
-        handle, opOf(s.transB), opOf(s.transA), int(s.n), int(s.m), int(s.k),
-        &one, b + first * strideB, s.ldb, strideB, a + first * strideA, s.lda,
-        strideA, &one, c + first * strideC, s.ldc, strideC, count);
-    if (status != CUBLAS_STATUS_SUCCESS)
-      stepFatal("zshard_rt_step_sgemm",
-                "%s: cublasSgemmStridedBatched failed: %s", deviceName.c_str(),
-                blasText(status));
-  }
+  stepGemm("zshard_rt_step_sgemm", s, a, strideA, b, strideB, CUDA_R_32F,
+           sizeof(float), c, strideC);
 }
 
 void CudaDevice::stepGemmBf16(const StepGemmShape &s, const uint16_t *a,
                               int64_t strideA, const uint16_t *b,
                               int64_t strideB, float *c, int64_t strideC) {
+  stepGemm("zshard_rt_step_gemm_bf16", s, a, strideA, b, strideB, CUDA_R_16BF,
+           sizeof(uint16_t), c, strideC);
+}
+
+void CudaDevice::stepGemm(const char *entry, const StepGemmShape &s,
+                          const void *a, int64_t strideA, const void *b,
+                          int64_t strideB, cudaDataType inputType,
+                          size_t inputBytes, float *c, int64_t strideC) {
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the
+  // operands swap. f32 inputs with CUBLAS_COMPUTE_32F are plain SGEMM (no
+  // TF32); bf16 inputs accumulate in f32.
   const float one = 1.0f;
   cublasHandle_t handle = blas();
+  const char *bytesA = static_cast<const char *>(a);
+  const char *bytesB = static_cast<const char *>(b);
   for (int64_t first = 0; first < s.batch; first += maxBatchPerCall) {
     int count = int(s.batch - first < maxBatchPerCall ? s.batch - first
                                                       : maxBatchPerCall);
     cublasStatus_t status = cublasGemmStridedBatchedEx(
         handle, opOf(s.transB), opOf(s.transA), int(s.n), int(s.m), int(s.k),
-        &one, b + first * strideB, CUDA_R_16BF, s.ldb, strideB,
-        a + first * strideA, CUDA_R_16BF, s.lda, strideA, &one,
-        c + first * strideC, CUDA_R_32F, s.ldc, strideC, count,
-        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        &one, bytesB + first * strideB * int64_t(inputBytes), inputType, s.ldb,
+        strideB, bytesA + first * strideA * int64_t(inputBytes), inputType,
+        s.lda, strideA, &one, c + first * strideC, CUDA_R_32F, s.ldc, strideC,
+        count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     if (status != CUBLAS_STATUS_SUCCESS)
-      stepFatal("zshard_rt_step_gemm_bf16",
-                "%s: cublasGemmStridedBatchedEx failed: %s", deviceName.c_str(),
-                blasText(status));
+      stepFatal(entry, "%s: cublasGemmStridedBatchedEx failed: %s",
+                deviceName.c_str(), blasText(status));
   }
 }
