@@ -15,6 +15,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
+import float64_torch  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
@@ -129,10 +130,12 @@ class ContractTest(unittest.TestCase):
 class NumericsTest(unittest.TestCase):
     """Unsharded compiled steps against torch eager, a few steps."""
 
-    def compile_and_compare(self, model, opt, batches, steps, loss_fn=None, rtol=1e-5,
-                            state_rtol=None):
-        """Losses within rtol of torch's; with state_rtol, also every parameter
-        and AdamW moment after the last step (relative to its largest element)."""
+    def compile_and_compare(self, model, opt, batches, steps, loss_fn=None):
+        """The compiled step and torch's float32 eager training, each judged
+        against torch's float64 training with the float32 budget
+        (float64_torch.py, docs/testing.md): losses, every parameter and
+        both AdamW moments after the last step."""
+        traj, init, hypers = float64_torch.trajectory(model, opt, batches, steps, loss_fn)
         ref_model, ref_opt = common.deepcopy_with_optimizer(model, opt)
         first = {k: v[0] for k, v in batches.items()}
         result = export_step(model, opt, first, loss_fn)
@@ -151,16 +154,10 @@ class NumericsTest(unittest.TestCase):
             final = common.safetensors_io.load_file(w("final.safetensors"))
         want = common.eager_losses(ref_model, ref_opt, batches, steps, loss_fn)
         self.assertEqual(len(got), steps)
-        for a, b in zip(got, want):
-            self.assertLessEqual(abs(a - b), rtol * abs(b), f"{got} vs torch {want}")
-        if state_rtol is not None:
-            for name, p in ref_model.named_parameters():
-                st = ref_opt.state[p]
-                for key, ref in ((name, p), (name + ".exp_avg", st["exp_avg"]),
-                                 (name + ".exp_avg_sq", st["exp_avg_sq"])):
-                    ref = ref.detach().numpy()
-                    err = abs(final[key] - ref).max() / max(abs(ref).max(), 1e-30)
-                    self.assertLessEqual(err, state_rtol, f"{key} differs by {err:.3g}")
+        failures, _ = float64_torch.judge(traj, init, hypers, {
+            "compiled step": (got, final),
+            "torch eager float32": (want, float64_torch.torch_state(ref_model, ref_opt))})
+        self.assertEqual(failures, [], "; ".join(failures[:3]))
         return got, want
 
     def test_adamw_matches_torch(self):
@@ -175,7 +172,7 @@ class NumericsTest(unittest.TestCase):
             {"params": biases, "weight_decay": 0.0, "betas": (0.9, 0.99), "eps": 1e-8}], lr=0.05)
         g = torch.Generator().manual_seed(9)
         batches = {"x": torch.randn(4, 8, 6, generator=g), "y": torch.randn(4, 8, 2, generator=g)}
-        self.compile_and_compare(model, opt, batches, 4, state_rtol=2e-5,
+        self.compile_and_compare(model, opt, batches, 4,
                                  loss_fn=lambda m, x, y: F.mse_loss(m(x), y))
 
     def test_gpt_three_steps(self):
