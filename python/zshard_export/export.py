@@ -61,9 +61,11 @@ def export_step(model, optimizer, batch, loss_fn=None):
     loss_fn: loss_fn(model, **batch) -> the scalar f32 loss (or a tuple whose
       last element is); default model(**batch).
     """
-    loss_fn = loss_fn or default_loss_fn
     if not isinstance(model, torch.nn.Module):
-        raise ExportError("model must be a torch.nn.Module")
+        raise ExportError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    if loss_fn is not None and not callable(loss_fn):
+        raise ExportError(f"loss_fn must be callable or None, got {type(loss_fn).__name__}")
+    loss_fn = loss_fn or default_loss_fn
     params = _check_params(model)
     groups = _check_optimizer(optimizer, params)
     batch = _check_batch(batch)
