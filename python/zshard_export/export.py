@@ -103,7 +103,10 @@ def export_step(model, optimizer, batch, loss_fn=None):
         arg_specs.append((arg, {"zshard.role": "batch", "zshard.name": bname}))
         batch_args.append((placeholders[n_params + j], arg, dt))
     lr = Val(f"%arg{len(arg_specs)}", (), "f32")
-    arg_specs.append((lr, {"zshard.role": "hyper", "zshard.name": "lr"}))
+    # The optimizer's lr as the hyper's default: zshard-compile copies it to
+    # the manifest and zshard-run uses it unless --lr is given.
+    arg_specs.append((lr, {"zshard.role": "hyper", "zshard.name": "lr",
+                           "zshard.default": Typed(f"{_f64(groups[names[0]].lr)} : f64")}))
     step = Val(f"%arg{len(arg_specs)}", (), "f32")
     arg_specs.append((step, {"zshard.role": "hyper", "zshard.name": "step"}))
 
@@ -211,6 +214,8 @@ def _check_optimizer(optimizer, params):
         b1, b2 = g["betas"]
         if isinstance(b1, torch.Tensor) or isinstance(b2, torch.Tensor):
             raise ExportError("AdamW's betas must be Python floats")
+        if not math.isfinite(float(g["lr"])) or float(g["lr"]) < 0:
+            raise ExportError(f"AdamW's lr is {g['lr']}; it must be a finite number >= 0")
         lrs.add(float(g["lr"]))
         cfg = AdamWGroup(float(g["lr"]), float(b1), float(b2), float(g["eps"]),
                          float(g["weight_decay"]))
@@ -339,8 +344,23 @@ def _emit_adamw(fn, names, params, groups, grads, states, lr, step):
 
 # ----------------------------------------------------------------- printing
 
+class Typed(str):
+    """An attribute value printed as is (`0.001 : f64`), not as a string."""
+
+
+def _f64(x):
+    """A float literal MLIR parses back to exactly x (it needs a '.')."""
+    s = repr(float(x))
+    mant, _, exp = s.partition("e")
+    if "." not in mant:
+        mant += ".0"
+    return mant + ("e" + exp if exp else "")
+
+
 def _attrs(d):
-    return "{" + ", ".join(f'{k} = "{v}"' for k, v in sorted(d.items())) + "}"
+    def value(v):
+        return str(v) if isinstance(v, Typed) else f'"{v}"'
+    return "{" + ", ".join(f"{k} = {value(v)}" for k, v in sorted(d.items())) + "}"
 
 
 def _module_text(fn, arg_specs, results):

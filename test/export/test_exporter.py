@@ -100,6 +100,24 @@ class ContractTest(unittest.TestCase):
         n = len(re.findall(r'linalg.matmul.*loc\("transformer.h.0.mlp.c_fc"\)', self.result.mlir))
         self.assertEqual(n, 3)  # forward, d input, d weight
 
+    def test_lr_is_the_hyper_s_default(self):
+        self.assertRegex(self.result.mlir, r'%arg\d+: tensor<f32> \{zshard\.default = 0\.003 : '
+                         r'f64, zshard\.name = "lr", zshard\.role = "hyper"\}')
+        self.assertRegex(self.result.mlir, r'%arg\d+: tensor<f32> \{zshard\.name = "step", '
+                         r'zshard\.role = "hyper"\}')
+
+    def test_lr_literal_is_exact(self):
+        """The f64 literal has the '.' MLIR's lexer needs and parses back to
+        the same float."""
+        from zshard_export.export import _f64
+        for x, text in ((1e-3, "0.001"), (3e-5, "3.0e-05"), (6e-4, "0.0006"), (1.0, "1.0"),
+                        (0.1 + 0.2, "0.30000000000000004"), (2.5e-10, "2.5e-10"), (0.0, "0.0")):
+            self.assertEqual(_f64(x), text)
+            self.assertEqual(float(_f64(x)), x)
+        model, opt, batch, _ = tiny_gpt(lr=3e-5, layers=1)
+        r = verify(export_step(model, opt, batch).mlir)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_adamw_form_shards(self):
         for strategy in ("full_shard", "no_shard"):
             r = verify(self.result.mlir, "--zshard-form-units=policy=transformer "
