@@ -369,25 +369,9 @@ class BadInputTest(unittest.TestCase):
         self.expect(Const(), r"^unsupported tensor constant '_tensor_constant0' \(shape \[4\]\) "
                     r"in module '' \(the root Const, or the loss function\): ")
 
-    def test_exception_in_forward(self):
-        class Checked(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.fc = nn.Linear(4, 4)
-
-            def forward(self, x):
-                assert x.shape[0] == 3, "need 3 rows"
-                return self.fc(x).sum()
-        class Outer(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.inner = Checked()
-
-            def forward(self, x):
-                return self.inner(x)
-        self.expect(Outer(), r"^tracing failed in module 'inner' \(Checked\): "
-                    r"AssertionError: need 3 rows at \S*test_exporter\.py:\d+: "
-                    r"assert x\.shape\[0\] == 3, \"need 3 rows\"$")
+    def test_exception_outside_the_modules(self):
+        """An exception in the loss function (in a module: see
+        CommandLineErrorTest.test_assertion_in_forward)."""
         self.expect(nn.Linear(4, 4), r"^tracing failed outside the model's forward \(in the "
                     r"loss function or the backward\): KeyError: 'y' at \S*test_exporter\.py",
                     loss_fn=lambda m, x: m(x).sum() + {}["y"])
