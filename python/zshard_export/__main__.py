@@ -179,7 +179,11 @@ def _run(argv):
         if path is not None:
             _check_output(flag, path)
 
-    from .export import export_step
+    try:
+        from .export import export_step
+    except ImportError as e:
+        raise ExportError(f"cannot import torch ({type(e).__name__}: {one_line(e)}); the "
+                          f"exporter runs in the venv scripts/setup-torch.sh makes") from e
     model, opt, batch, loss_fn = _make(args.spec, kwargs)
     result = export_step(model, opt, batch, loss_fn)
     _write(result, (args.output, args.weights, args.meta))

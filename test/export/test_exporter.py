@@ -594,6 +594,17 @@ class CommandLineErrorTest(unittest.TestCase):
         self.expect(["model.py:make", "--set", "rows", "-o", "out.mlir"],
                     "zshard-export: error: --set 'rows' is not KEY=VALUE")
 
+    def test_broken_torch(self):
+        fake = os.path.join(self.dir, "fake", "torch")
+        os.makedirs(fake, exist_ok=True)
+        with open(os.path.join(fake, "__init__.py"), "w") as f:
+            f.write("raise ImportError('broken torch')\n")
+        r = self.cli("model.py:make", "-o", "out.mlir",
+                     env={"PYTHONPATH": os.path.dirname(fake)})
+        self.assertEqual((r.returncode, r.stderr),
+                         (1, "zshard-export: error: cannot import torch (ImportError: broken "
+                          "torch); the exporter runs in the venv scripts/setup-torch.sh makes\n"))
+
     def test_success_is_one_line_too(self):
         r = self.cli("model.py:make", "-o", "ok.mlir")
         self.assertEqual(r.returncode, 0, r.stderr)
