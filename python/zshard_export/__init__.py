@@ -9,6 +9,14 @@ See docs/zshard-export.md.
 """
 
 from .errors import ExportError
-from .export import ExportResult, export_step
 
 __all__ = ["ExportError", "ExportResult", "export_step"]
+
+
+def __getattr__(name):
+    # torch is imported on first use, so the command line can report a
+    # missing or broken torch in one line.
+    if name in ("ExportResult", "export_step"):
+        from . import export
+        return getattr(export, name)
+    raise AttributeError(f"module 'zshard_export' has no attribute '{name}'")

@@ -61,9 +61,11 @@ def export_step(model, optimizer, batch, loss_fn=None):
     loss_fn: loss_fn(model, **batch) -> the scalar f32 loss (or a tuple whose
       last element is); default model(**batch).
     """
-    loss_fn = loss_fn or default_loss_fn
     if not isinstance(model, torch.nn.Module):
-        raise ExportError("model must be a torch.nn.Module")
+        raise ExportError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    if loss_fn is not None and not callable(loss_fn):
+        raise ExportError(f"loss_fn must be callable or None, got {type(loss_fn).__name__}")
+    loss_fn = loss_fn or default_loss_fn
     params = _check_params(model)
     groups = _check_optimizer(optimizer, params)
     batch = _check_batch(batch)
@@ -101,7 +103,10 @@ def export_step(model, optimizer, batch, loss_fn=None):
         arg_specs.append((arg, {"zshard.role": "batch", "zshard.name": bname}))
         batch_args.append((placeholders[n_params + j], arg, dt))
     lr = Val(f"%arg{len(arg_specs)}", (), "f32")
-    arg_specs.append((lr, {"zshard.role": "hyper", "zshard.name": "lr"}))
+    # The optimizer's lr as the hyper's default: zshard-compile copies it to
+    # the manifest and zshard-run uses it unless --lr is given.
+    arg_specs.append((lr, {"zshard.role": "hyper", "zshard.name": "lr",
+                           "zshard.default": Typed(f"{_f64(groups[names[0]].lr)} : f64")}))
     step = Val(f"%arg{len(arg_specs)}", (), "f32")
     arg_specs.append((step, {"zshard.role": "hyper", "zshard.name": "step"}))
 
@@ -209,6 +214,8 @@ def _check_optimizer(optimizer, params):
         b1, b2 = g["betas"]
         if isinstance(b1, torch.Tensor) or isinstance(b2, torch.Tensor):
             raise ExportError("AdamW's betas must be Python floats")
+        if not math.isfinite(float(g["lr"])) or float(g["lr"]) < 0:
+            raise ExportError(f"AdamW's lr is {g['lr']}; it must be a finite number >= 0")
         lrs.add(float(g["lr"]))
         cfg = AdamWGroup(float(g["lr"]), float(b1), float(b2), float(g["eps"]),
                          float(g["weight_decay"]))
@@ -337,8 +344,23 @@ def _emit_adamw(fn, names, params, groups, grads, states, lr, step):
 
 # ----------------------------------------------------------------- printing
 
+class Typed(str):
+    """An attribute value printed as is (`0.001 : f64`), not as a string."""
+
+
+def _f64(x):
+    """A float literal MLIR parses back to exactly x (it needs a '.')."""
+    s = repr(float(x))
+    mant, _, exp = s.partition("e")
+    if "." not in mant:
+        mant += ".0"
+    return mant + ("e" + exp if exp else "")
+
+
 def _attrs(d):
-    return "{" + ", ".join(f'{k} = "{v}"' for k, v in sorted(d.items())) + "}"
+    def value(v):
+        return str(v) if isinstance(v, Typed) else f'"{v}"'
+    return "{" + ", ".join(f"{k} = {value(v)}" for k, v in sorted(d.items())) + "}"
 
 
 def _module_text(fn, arg_specs, results):

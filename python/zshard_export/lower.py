@@ -8,11 +8,14 @@ indexing maps; matrix products fold transposes into their indexing maps
 """
 
 import operator
+import re
+import traceback
 
 import torch
 
-from .errors import ExportError
+from .errors import ExportError, is_user_file, one_line, user_frame
 from .mlir import DTYPES, Val, View, is_float, ttype
+from .trace import CLASSES_KEY
 
 aten = torch.ops.aten
 OPS = {}
@@ -46,17 +49,16 @@ class Lowering:
     def loc(self):
         return self.node.meta.get("zshard_path", "") if self.node is not None else ""
 
-    def fail(self, why):
-        n = self.node
-        where = f" in module '{self.loc}'"
-        trace = (n.meta.get("stack_trace") or "").strip().splitlines() if n is not None else []
-        frame = ""
-        for i, line in enumerate(trace):
-            s = line.strip()
-            if s.startswith("File ") and "/torch/" not in s and "zshard_export" not in s:
-                code = trace[i + 1].strip() if i + 1 < len(trace) else ""
-                frame = f" ({s.replace('File ', '')}: {code})"
-        raise ExportError(f"{why}{where}{frame}")
+    def fail(self, why, hint=""):
+        """Raises `WHY in module 'PATH' (Class)[: HINT] at file:line: code`."""
+        cls = self.gm.meta.get(CLASSES_KEY, {}).get(self.loc)
+        if cls and not self.loc:
+            cls = f"the root {cls}, or the loss function"
+        text = f"{why} in module '{self.loc}'" + (f" ({cls})" if cls else "")
+        if hint:
+            text += f": {hint}"
+        frame = _node_frame(self.node) if self.node is not None else None
+        raise ExportError(text + (f" at {frame}" if frame else ""))
 
     def meta(self, node=None):
         v = (node or self.node).meta.get("val")
@@ -76,6 +78,13 @@ class Lowering:
 
     def get(self, a):
         if isinstance(a, torch.fx.Node):
+            if a not in self.env and a.op == "get_attr":
+                t = getattr(self.gm, a.target, None)
+                shape = list(t.shape) if isinstance(t, torch.Tensor) else "?"
+                self.fail(f"unsupported tensor constant '{a.target}' (shape {shape})",
+                          "a tensor the forward makes from data (torch.tensor([...])) or "
+                          "a tensor attribute that is neither a parameter nor a buffer; "
+                          "compute it from the inputs or make it a parameter")
             return self.env[a]
         return a
 
@@ -103,15 +112,26 @@ class Lowering:
                 continue
             live.add(n)
             todo.extend(n.all_input_nodes)
-        for node in self.gm.graph.nodes:
-            if node.op != "call_function" or node not in live:
-                continue
+        order = [n for n in self.gm.graph.nodes if n.op == "call_function" and n in live]
+        for node in order:  # random ops first: they explain the ops around them
+            if _is_random(node.target):
+                self.node = node
+                self.fail(f"random op {_op_name(node.target)}",
+                          "the exported step is deterministic (no dropout with p > 0, "
+                          "no torch.rand, randn or bernoulli in the forward)")
+        for node in order:
             self.node = node
             self.ops.add(_op_name(node.target))
             fn = OPS.get(node.target)
             if fn is None:
                 self.fail(f"unsupported op {_op_name(node.target)}")
-            self.env[node] = fn(self, *node.args, **node.kwargs)
+            try:
+                self.env[node] = fn(self, *node.args, **node.kwargs)
+            except ExportError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a lowering bug, named by its op
+                self.fail(f"internal error lowering {_op_name(node.target)}",
+                          f"{type(exc).__name__}: {one_line(exc)} (please report)")
         self.node = None
         return self.env
 
@@ -237,6 +257,28 @@ def _scalar(x, dt):
     if not is_float(dt):
         return int(x)
     return float(x)
+
+
+def _is_random(target):
+    return isinstance(target, torch._ops.OpOverload) and \
+        torch.Tag.nondeterministic_seeded in target.tags
+
+
+_FRAME = re.compile(r'^\s*File "(.+)", line (\d+), in ')
+
+
+def _node_frame(node):
+    """`file:line: code` of the innermost user frame of a node's stack trace."""
+    lines = (node.meta.get("stack_trace") or "").splitlines()
+    best = None
+    for i, line in enumerate(lines):
+        m = _FRAME.match(line)
+        if m and is_user_file(m.group(1)):
+            code = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            best = (m.group(1), int(m.group(2)), code)
+    if best is None:
+        return None
+    return user_frame([traceback.FrameSummary(best[0], best[1], "", line=best[2])])
 
 
 def _op_name(target):

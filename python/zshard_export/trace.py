@@ -17,15 +17,16 @@ values used twice, done by the engine itself) take the common prefix of the
 paths of their inputs.
 """
 
-import traceback
-
 import torch
 import torch.fx.traceback as fx_traceback
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from .errors import ExportError
+from .dropout import DropoutGuard
+from .errors import ExportError, exc_frame, one_line
 
 PATH_KEY = "zshard_path"
+# gm.meta[CLASSES_KEY]: module path -> class name, for messages.
+CLASSES_KEY = "zshard_classes"
 
 
 class _StepModule(torch.nn.Module):
@@ -38,17 +39,6 @@ class _StepModule(torch.nn.Module):
 
     def forward(self, batch):
         return self._loss_fn(self.m, **batch)
-
-
-def _user_frame(exc):
-    """The innermost frame of the traceback outside torch and this package."""
-    best = None
-    for fs in traceback.extract_tb(exc.__traceback__):
-        f = fs.filename.replace("\\", "/")
-        if "/torch/" in f or "/zshard_export/" in f or "/functorch/" in f:
-            continue
-        best = fs
-    return f"{best.filename}:{best.lineno}: {best.line}" if best else None
 
 
 def _decompositions():
@@ -67,7 +57,13 @@ def trace_joint(model, params, batch, loss_fn):
     step_module = _StepModule(model, loss_fn)
     names = list(params)
     module_names = {mod: name for name, mod in model.named_modules()}
+    modules = {name: mod for mod, name in module_names.items()}
     stack = []
+
+    def running():
+        """(path, module) of the innermost running forward; (None, None)
+        outside the model (the loss function, the backward)."""
+        return (stack[-1], modules.get(stack[-1])) if stack else (None, None)
 
     def set_path(path):
         custom = dict(fx_traceback.current_meta.get("custom", {}))
@@ -89,7 +85,9 @@ def trace_joint(model, params, batch, loss_fn):
         p = {("m." + n): t for n, t in zip(names, flat_params)}
         b = dict(zip(batch.keys(), flat_batch))
         set_path("")
-        out = torch.func.functional_call(step_module, p, (b,), tie_weights=True, strict=False)
+        with DropoutGuard(running):
+            out = torch.func.functional_call(step_module, p, (b,), tie_weights=True,
+                                             strict=False)
         loss = _pick_loss(out)
         set_path("")
         handles = []
@@ -121,19 +119,21 @@ def trace_joint(model, params, batch, loss_fn):
     except ExportError:
         raise
     except Exception as exc:  # noqa: BLE001 - every tracing failure is reported
-        where = stack[-1] if stack else ""
-        frame = _user_frame(exc)
+        path, module = running()
+        where = (f"in module '{path}' ({type(module).__name__})" if module is not None
+                 else "outside the model's forward (in the loss function or the backward)")
+        frame = exc_frame(exc)
         kind = type(exc).__name__
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else kind
+        text = one_line(exc) or kind
         data_dependent = any(k in kind for k in ("DataDependent", "GuardOnDataDependent")) or \
             "data-dependent" in str(exc) or "data dependent" in str(exc) or \
             "_local_scalar_dense" in str(exc)
         if data_dependent:
-            msg = (f"data-dependent control flow or value in module '{where}': the step "
-                   f"is traced with shapes only, so a Python branch or .item() on a tensor "
-                   f"value cannot be captured ({kind}: {text})")
+            msg = (f"data-dependent control flow or value {where}: the step is traced "
+                   f"with shapes only, so a Python branch or .item() on a tensor value "
+                   f"cannot be captured ({kind}: {text})")
         else:
-            msg = f"tracing failed in module '{where}': {kind}: {text}"
+            msg = f"tracing failed {where}: {kind}: {text}"
         if frame:
             msg += f" at {frame}"
         raise ExportError(msg) from exc
@@ -143,6 +143,7 @@ def trace_joint(model, params, batch, loss_fn):
     _assign_paths(gm)
     if any(_is_mutating(n) for n in gm.graph.nodes):
         gm = _functionalize(gm)
+    gm.meta[CLASSES_KEY] = {name: type(mod).__name__ for name, mod in modules.items()}
     return gm
 
 

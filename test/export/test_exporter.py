@@ -101,6 +101,24 @@ class ContractTest(unittest.TestCase):
         n = len(re.findall(r'linalg.matmul.*loc\("transformer.h.0.mlp.c_fc"\)', self.result.mlir))
         self.assertEqual(n, 3)  # forward, d input, d weight
 
+    def test_lr_is_the_hyper_s_default(self):
+        self.assertRegex(self.result.mlir, r'%arg\d+: tensor<f32> \{zshard\.default = 0\.003 : '
+                         r'f64, zshard\.name = "lr", zshard\.role = "hyper"\}')
+        self.assertRegex(self.result.mlir, r'%arg\d+: tensor<f32> \{zshard\.name = "step", '
+                         r'zshard\.role = "hyper"\}')
+
+    def test_lr_literal_is_exact(self):
+        """The f64 literal has the '.' MLIR's lexer needs and parses back to
+        the same float."""
+        from zshard_export.export import _f64
+        for x, text in ((1e-3, "0.001"), (3e-5, "3.0e-05"), (6e-4, "0.0006"), (1.0, "1.0"),
+                        (0.1 + 0.2, "0.30000000000000004"), (2.5e-10, "2.5e-10"), (0.0, "0.0")):
+            self.assertEqual(_f64(x), text)
+            self.assertEqual(float(_f64(x)), x)
+        model, opt, batch, _ = tiny_gpt(lr=3e-5, layers=1)
+        r = verify(export_step(model, opt, batch).mlir)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_adamw_form_shards(self):
         for strategy in ("full_shard", "no_shard"):
             r = verify(self.result.mlir, "--zshard-form-units=policy=transformer "
@@ -284,18 +302,79 @@ class BadInputTest(unittest.TestCase):
             def forward(self, x):
                 return self.layers[0](x)
 
-        self.expect(Net(), r"unsupported op aten\.cumsum\.default in module 'layers\.0'")
+        msg = self.expect(Net(), r"^unsupported op aten\.cumsum\.default in module "
+                          r"'layers\.0' \(Cum\) at \S*test_exporter\.py:\d+: ")
+        self.assertTrue(msg.endswith("return torch.cumsum(self.proj(x), dim=1).pow(2).mean()"))
 
-    def test_dropout_is_unsupported(self):
+    def test_dropout_names_dropout(self):
         class Drop(nn.Module):
-            def __init__(self):
+            def __init__(self, functional):
                 super().__init__()
                 self.fc = nn.Linear(4, 4)
                 self.drop = nn.Dropout(0.5)
+                self.functional = functional
 
             def forward(self, x):
-                return self.drop(self.fc(x)).pow(2).mean()
-        self.expect(Drop(), r"unsupported op aten\.\w+.* in module 'drop'")
+                h = self.fc(x)
+                if self.functional:
+                    return F.dropout(h, 0.25, training=self.training).pow(2).mean()
+                return self.drop(h).pow(2).mean()
+        fix = (r"dropout is random and an exported step is deterministic; set p=0, or "
+               r"export the model in eval mode \(model\.eval\(\): dropout is the identity\)")
+        self.expect(Drop(False), r"^dropout nn\.Dropout\(p=0\.5\) in module 'drop' "
+                    r"\(Dropout\): " + fix + r" at \S*test_exporter\.py:\d+: "
+                    r"return self\.drop\(h\)")
+        self.expect(Drop(True), r"^dropout F\.dropout\(p=0\.25\) in module '' \(Drop\): "
+                    + fix)
+        # p=0, or eval mode: dropout is the identity and the step exports.
+        drop0 = Drop(False)
+        drop0.drop.p = 0.0
+        for model in (drop0, Drop(False).eval(), Drop(True).eval()):
+            export_step(model, self.adamw(model), {"x": torch.randn(2, 4)})
+
+    def test_attention_dropout_names_dropout(self):
+        class Attn(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.qkv = nn.Linear(4, 12)
+
+            def forward(self, x):
+                q, k, v = self.qkv(x).view(1, 2, 3, 4).unbind(2)
+                return F.scaled_dot_product_attention(q, k, v, dropout_p=0.1).sum()
+        self.expect(Attn(), r"^dropout F\.scaled_dot_product_attention\(dropout_p=0\.1\) in "
+                    r"module '' \(Attn\): .*; set dropout_p=0, ")
+
+    def test_random_op(self):
+        class Noisy(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return (self.fc(x) * torch.rand(4)).sum()
+        self.expect(Noisy(), r"^random op aten\.rand\.default in module '' \(the root Noisy, "
+                    r"or the loss function\): the exported step is deterministic")
+
+    def test_tensor_constant(self):
+        class Const(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return (self.fc(x) * torch.tensor([1.0, 2.0, 3.0, 4.0])).sum()
+        self.expect(Const(), r"^unsupported tensor constant '_tensor_constant0' \(shape \[4\]\) "
+                    r"in module '' \(the root Const, or the loss function\): ")
+
+    def test_exception_outside_the_modules(self):
+        """An exception in the loss function (in a module: see
+        CommandLineErrorTest.test_assertion_in_forward)."""
+        self.expect(nn.Linear(4, 4), r"^tracing failed outside the model's forward \(in the "
+                    r"loss function or the backward\): KeyError: 'y' at \S*test_exporter\.py",
+                    loss_fn=lambda m, x: m(x).sum() + {}["y"])
+
+    def test_loss_fn_must_be_callable(self):
+        self.expect(nn.Linear(4, 4), r"^loss_fn must be callable or None, got int$", loss_fn=3)
 
     def test_buffers_are_refused(self):
         class WithBuffer(nn.Module):
@@ -385,6 +464,178 @@ class BadInputTest(unittest.TestCase):
         self.assertEqual(sorted(w), sorted(meta["params"]))
         with open(out) as f:
             self.assertEqual(verify(f.read()).returncode, 0)
+
+
+EXPORTER = os.path.join(common.ROOT, "tools", "zshard-export")
+VENV = os.path.dirname(os.path.dirname(sys.executable))
+
+# A user's file for the command line's error tests: SPEC is model.py:NAME.
+USER_FILE = """import torch
+import torch.nn as nn
+
+
+class Checked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        assert x.shape[0] == 3, "need 3 rows"
+        return self.fc(x).sum()
+
+
+class Outer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Checked()
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x):
+        return self.inner(self.drop(x))
+
+
+def make(rows=3, drop=0.0):
+    m = Outer()
+    m.drop.p = drop
+    return m, torch.optim.AdamW(m.parameters(), lr=0.01), {"x": torch.randn(rows, 4)}, None
+
+
+def make_raise(**kw):
+    raise ValueError("bad config")
+"""
+
+
+class CommandLineErrorTest(unittest.TestCase):
+    """Bad input on the command line: exactly one line on stderr, exit 1,
+    nothing written, no traceback."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp()
+        for name, text in (("model.py", USER_FILE), ("syntax.py", "def make(:\n    pass\n"),
+                           ("imports.py", "import nosuch_module_xyz\n")):
+            with open(os.path.join(cls.dir, name), "w") as f:
+                f.write(text)
+
+    def cli(self, *args, env=None):
+        return subprocess.run([EXPORTER, *args], capture_output=True, text=True, cwd=self.dir,
+                              env=dict(os.environ, ZSHARD_TORCH_VENV=VENV, **(env or {})))
+
+    def expect(self, args, line, regex=False):
+        out = os.path.join(self.dir, "out.mlir")
+        if os.path.exists(out):
+            os.unlink(out)
+        r = self.cli(*args)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+        self.assertTrue(r.stderr.endswith("\n"))
+        if regex:
+            self.assertRegex(r.stderr.rstrip("\n"), line)
+        else:
+            self.assertEqual(r.stderr.rstrip("\n"), line)
+        self.assertFalse(os.path.exists(out))
+
+    def test_unknown_keyword(self):
+        self.expect(["zshard_export.examples.nanogpt:make", "--set", "bogus=1", "-o", "out.mlir"],
+                    "zshard-export: error: --set bogus: make() has no parameter 'bogus' (it "
+                    "takes: layers, heads, d_model, vocab, seq, batch, lr, seed, weight_decay)")
+
+    def test_missing_module(self):
+        self.expect(["nosuch.module:fn", "-o", "out.mlir"],
+                    "zshard-export: error: no module named 'nosuch' (SPEC 'nosuch.module:fn': "
+                    "MODULE must be importable from the Python path; a file is FILE.py:FUNCTION)")
+
+    def test_missing_file_and_function(self):
+        self.expect(["nosuch.py:make", "-o", "out.mlir"],
+                    "zshard-export: error: no such file 'nosuch.py'")
+        self.expect(["model.py:nosuch", "-o", "out.mlir"],
+                    "zshard-export: error: 'model.py' has no function 'nosuch'")
+
+    def test_file_that_does_not_import(self):
+        self.expect(["syntax.py:make", "-o", "out.mlir"],
+                    r"^zshard-export: error: cannot import 'syntax\.py': SyntaxError: .+ at "
+                    r"syntax\.py:1$", regex=True)
+        self.expect(["imports.py:make", "-o", "out.mlir"],
+                    "zshard-export: error: cannot import 'imports.py': ModuleNotFoundError: No "
+                    "module named 'nosuch_module_xyz' at imports.py:1: import nosuch_module_xyz")
+
+    def test_unwritable_output(self):
+        self.expect(["model.py:make", "-o", "nosuch/out.mlir"],
+                    "zshard-export: error: -o 'nosuch/out.mlir': no such directory 'nosuch'")
+        self.expect(["model.py:make", "-o", "."], "zshard-export: error: -o '.' is a directory")
+        self.expect(["model.py:make", "-o", "out.mlir", "--weights", "."],
+                    "zshard-export: error: --weights '.' is a directory")
+
+    def test_assertion_in_forward(self):
+        self.expect(["model.py:make", "--set", "rows=2", "-o", "out.mlir"],
+                    "zshard-export: error: tracing failed in module 'inner' (Checked): "
+                    "AssertionError: need 3 rows at model.py:11: "
+                    "assert x.shape[0] == 3, \"need 3 rows\"")
+
+    def test_exception_in_the_user_s_function(self):
+        self.expect(["model.py:make_raise", "-o", "out.mlir"],
+                    "zshard-export: error: model.py:make_raise raised ValueError: bad config at "
+                    "model.py:32: raise ValueError(\"bad config\")")
+
+    def test_dropout(self):
+        self.expect(["model.py:make", "--set", "drop=0.1", "-o", "out.mlir"],
+                    "zshard-export: error: dropout nn.Dropout(p=0.1) in module 'drop' (Dropout): "
+                    "dropout is random and an exported step is deterministic; set p=0, or export "
+                    "the model in eval mode (model.eval(): dropout is the identity) at "
+                    "model.py:22: return self.inner(self.drop(x))")
+
+    def test_usage_errors(self):
+        self.expect(["model.py:make"], "zshard-export: error: the following arguments are "
+                    "required: -o/--output (see --help)")
+        self.expect(["model.py:make", "--set", "rows", "-o", "out.mlir"],
+                    "zshard-export: error: --set 'rows' is not KEY=VALUE")
+
+    def test_broken_torch(self):
+        fake = os.path.join(self.dir, "fake", "torch")
+        os.makedirs(fake, exist_ok=True)
+        with open(os.path.join(fake, "__init__.py"), "w") as f:
+            f.write("raise ImportError('broken torch')\n")
+        r = self.cli("model.py:make", "-o", "out.mlir",
+                     env={"PYTHONPATH": os.path.dirname(fake)})
+        self.assertEqual((r.returncode, r.stderr),
+                         (1, "zshard-export: error: cannot import torch (ImportError: broken "
+                          "torch); the exporter runs in the venv scripts/setup-torch.sh makes\n"))
+
+    def test_success_is_one_line_too(self):
+        r = self.cli("model.py:make", "-o", "ok.mlir")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "zshard-export: ok.mlir: 2 parameters (20 elements), "
+                         "lr 0.01, 7 distinct aten ops\n")
+
+    def test_debug_shows_the_traceback(self):
+        for args, env in ((["--debug"], None), ([], {"ZSHARD_EXPORT_DEBUG": "1"})):
+            r = self.cli("model.py:make_raise", "-o", "out.mlir", *args, env=env)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("Traceback (most recent call last):", r.stderr)
+            self.assertIn('raise ValueError("bad config")', r.stderr)
+
+    def test_internal_error_is_one_line(self):
+        """An exception the exporter did not expect: one line naming it, exit 1;
+        --debug re-raises it."""
+        import contextlib
+        import io
+        from unittest import mock
+
+        from zshard_export import __main__ as cli
+        spec = os.path.join(self.dir, "model.py") + ":make"
+        out = os.path.join(self.dir, "internal.mlir")
+        with mock.patch("zshard_export.export.export_step",
+                        side_effect=RuntimeError("boom\nsecond line")):
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                rc = cli.main([spec, "-o", out])
+            self.assertEqual(rc, 1)
+            self.assertEqual(err.getvalue(),
+                             "zshard-export: internal error: RuntimeError: boom (please report)\n")
+            with self.assertRaisesRegex(RuntimeError, "boom"):
+                cli.main([spec, "-o", out, "--debug"])
+        self.assertFalse(os.path.exists(out))
 
 
 if __name__ == "__main__":
