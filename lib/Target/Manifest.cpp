@@ -159,6 +159,8 @@ llvm::json::Object zshard::buildManifest(const StepContract &contract,
       entry["slot"] = argument.slot;
     if (argument.placement == Placement::Host)
       entry["placement"] = "host";
+    if (argument.defaultValue)
+      entry["default"] = *argument.defaultValue;
     arguments.push_back(std::move(entry));
   }
   llvm::json::Array results;
