@@ -38,7 +38,6 @@ inline constexpr llvm::StringLiteral kSlot = "zshard.slot";
 inline constexpr llvm::StringLiteral kInits = "zshard.inits";
 inline constexpr llvm::StringLiteral kPlacement = "zshard.placement";
 inline constexpr llvm::StringLiteral kInPlace = "zshard.in_place";
-inline constexpr llvm::StringLiteral kDefault = "zshard.default";
 } // namespace contract
 
 /// Roles of arguments and results. The `*Shard*` roles appear once the step
@@ -93,9 +92,6 @@ struct StepArgument {
   SmallVector<InitSpec> memberInits;
   RankedTensorType type;
   Placement placement = Placement::Device;
-  /// For hypers: the value the producer recorded (`zshard.default`, e.g.
-  /// the optimizer's lr), which the runtime uses unless told otherwise.
-  std::optional<double> defaultValue;
 };
 
 struct StepResult {
