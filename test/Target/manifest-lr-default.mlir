@@ -15,8 +15,11 @@
 // it unless --lr is given and says which lr it uses, and that the contract
 // refuses a zshard.default that is not a float, or on another role.
 
-// MANIFEST:      "name": "lr"
-// MANIFEST-SAME: "default": 0.25
+// MANIFEST:      "default": 0.25,
+// MANIFEST-NEXT: "dtype": "f32",
+// MANIFEST-NEXT: "index": {{[0-9]+}},
+// MANIFEST-NEXT: "name": "lr",
+// MANIFEST-NEXT: "role": "hyper",
 
 // RECORDED: lr 0.25 (the artifact's)
 // RECORDED: "lr":0.25,"lr_source":"artifact"

@@ -111,7 +111,8 @@ usage: zshard-run ARTIFACT.zsa [options]
 
   --ranks N            ranks to run (default: the artifact's); must be the
                        rank count the artifact was compiled for
-  --backend B          local (default: the ranks are threads of this process),
+  --backend B          local (default, but mpi under mpirun, see below: the
+                       ranks are threads of this process),
                        mpi (one rank per process, under mpirun) or nccl (one
                        rank per GPU process, with --device cuda: under mpirun,
                        or started by hand with ZSHARD_RANK, ZSHARD_WORLD_SIZE
