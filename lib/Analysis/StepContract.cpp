@@ -338,8 +338,9 @@ LogicalResult StepContract::readArguments(bool emit) {
       if (info.role != ArgRole::Hyper)
         error(label + ": zshard.default is for hyper arguments only");
       else if (!number || !std::isfinite(number.getValueAsDouble()))
-        error(label + ": zshard.default must be a finite float (e.g. 3.0e-04 "
-                      ": f64), got " +
+        error(label +
+              ": zshard.default must be a finite float (e.g. 3.0e-04 "
+              ": f64), got " +
               llvm::formatv("{0}", value).str());
     }
     if (info.role == ArgRole::Param)

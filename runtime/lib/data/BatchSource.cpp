@@ -104,16 +104,16 @@ GptBatch zshard::rt::tokenFileBatch(const Manifest &manifest,
          ": a token file feeds a step whose two batch arguments are a "
          "token window and the window shifted by one, integer [B, T], "
          "named " +
-         pairs + " or given by --data-inputs INPUTS,TARGETS; this step has: " +
-         has);
+         pairs +
+         " or given by --data-inputs INPUTS,TARGETS; this step has: " + has);
   }
   const ArgumentDesc *tokens = findBatch(manifest, inputs);
   const ArgumentDesc *next = findBatch(manifest, targets);
   for (const std::string *name : {&inputs, &targets})
     if (!findBatch(manifest, *name))
-      fail("--data-inputs: '" + *name +
-           "' is not a batch argument of the step; its batch arguments: " +
-           has);
+      fail(
+          "--data-inputs: '" + *name +
+          "' is not a batch argument of the step; its batch arguments: " + has);
   std::optional<GptBatch> gpt = gptBatchOf(tokens, next);
   if (!gpt)
     fail("--data-inputs: '" + inputs + "' and '" + targets +
@@ -160,10 +160,9 @@ zshard::rt::manifestVocabulary(const Manifest &manifest) {
     if (name == "wte")
       return true;
     for (std::string_view table : tables)
-      if (name == table ||
-          (name.size() > table.size() &&
-           name.substr(name.size() - table.size()) == table &&
-           name[name.size() - table.size() - 1] == '.'))
+      if (name == table || (name.size() > table.size() &&
+                            name.substr(name.size() - table.size()) == table &&
+                            name[name.size() - table.size() - 1] == '.'))
         return true;
     return false;
   };

@@ -136,8 +136,8 @@ TokenFileSource::TokenFileSource(
     bool u16 = file.dtype() == DType::U16;
     fail(file.path() + ": token " + std::to_string(file[at]) + " at index " +
          std::to_string(at) + " is not below the vocabulary size " +
-         std::to_string(vocab->size) + " (the rows of param '" +
-         vocab->table + "'); read as " + manifestName(file.dtype()) +
+         std::to_string(vocab->size) + " (the rows of param '" + vocab->table +
+         "'); read as " + manifestName(file.dtype()) +
          (u16 ? ": is it a file of u32 tokens? (--data-dtype u32)"
               : ": is it a file of u16 tokens? (--data-dtype u16)"));
   }

@@ -364,8 +364,8 @@ Manifest zshard::rt::parseManifest(std::string_view text,
   if (json.contains("target")) {
     manifest.target = reader.string(json, "target", "");
     if (manifest.target != "cpu" && manifest.target != "cuda")
-      reader.error("", "target '" + manifest.target +
-                           "' is not 'cpu' or 'cuda'");
+      reader.error("",
+                   "target '" + manifest.target + "' is not 'cpu' or 'cuda'");
   }
   if (json.contains("chip"))
     manifest.chip = reader.string(json, "chip", "");

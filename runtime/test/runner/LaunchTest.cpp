@@ -53,7 +53,8 @@ TEST(LaunchTest, LaunchersVariables) {
   EXPECT_FALSE(alone->several());
   EXPECT_TRUE(mpiLaunch(environment({{"PMIX_RANK", "2"}}))->several());
   EXPECT_FALSE(mpiLaunch(environment({{"PMIX_RANK", "0"}}))->several());
-  EXPECT_TRUE(mpiLaunch(environment({{"MV2_COMM_WORLD_SIZE", "2"}}))->several());
+  EXPECT_TRUE(
+      mpiLaunch(environment({{"MV2_COMM_WORLD_SIZE", "2"}}))->several());
 }
 
 // Tests the choice: MPI (NCCL on GPUs) with a note when the runtime has MPI,

@@ -213,8 +213,8 @@ TEST(RunnerErrorsTest, Artifacts) {
        [](const TempDir &d) {
          Json m = quadManifest();
          m["target"] = "cpu";
-         return std::vector<std::string>{writeArtifact(d, "bad", m),
-                                         "--device", "cuda"};
+         return std::vector<std::string>{writeArtifact(d, "bad", m), "--device",
+                                         "cuda"};
        },
        manifestAt + "the artifact is compiled for the CPU \\(target "
                     "'cpu'\\); run it without --device cuda, or compile the "

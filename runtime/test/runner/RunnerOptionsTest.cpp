@@ -29,16 +29,31 @@ namespace {
                                   << (result).err
 
 /// Every option zshard-run accepts.
-const std::vector<std::string> acceptedOptions = {
-    "--ranks",         "--backend",         "--device",
-    "--steps",         "--lr",              "--seed",
-    "--data",          "--data-dtype",      "--data-inputs",
-    "--batch-file",    "--init-from",       "--resume",
-    "--resume-full",   "--save",            "--save-full",
-    "--log-json",      "--trace",           "--memory-timeline",
-    "--memory-timeline-step",               "--link-gbps",
-    "--link-latency-us",                    "--threads",
-    "--quiet",         "--help",            "--version"};
+const std::vector<std::string> acceptedOptions = {"--ranks",
+                                                  "--backend",
+                                                  "--device",
+                                                  "--steps",
+                                                  "--lr",
+                                                  "--seed",
+                                                  "--data",
+                                                  "--data-dtype",
+                                                  "--data-inputs",
+                                                  "--batch-file",
+                                                  "--init-from",
+                                                  "--resume",
+                                                  "--resume-full",
+                                                  "--save",
+                                                  "--save-full",
+                                                  "--log-json",
+                                                  "--trace",
+                                                  "--memory-timeline",
+                                                  "--memory-timeline-step",
+                                                  "--link-gbps",
+                                                  "--link-latency-us",
+                                                  "--threads",
+                                                  "--quiet",
+                                                  "--help",
+                                                  "--version"};
 
 std::set<std::string> optionsIn(const std::string &text) {
   std::set<std::string> out;
@@ -73,11 +88,12 @@ TEST(RunnerOptionsTest, LrFromTheArtifactUnlessGiven) {
     std::vector<std::string> args;
     double lr;
     const char *source, *header;
-  } cases[] = {
-      {{recorded}, 0.25, "artifact", "; lr 0.25 (the artifact's); "},
-      {{recorded, "--lr", "0.1"}, 0.1, "--lr", "; lr 0.1 (--lr); "},
-      {{artifact("quad")}, 0.001, "default",
-       "; lr 0.001 (zshard-run's default); "}};
+  } cases[] = {{{recorded}, 0.25, "artifact", "; lr 0.25 (the artifact's); "},
+               {{recorded, "--lr", "0.1"}, 0.1, "--lr", "; lr 0.1 (--lr); "},
+               {{artifact("quad")},
+                0.001,
+                "default",
+                "; lr 0.001 (zshard-run's default); "}};
   for (const Case &c : cases) {
     SCOPED_TRACE(c.source);
     std::vector<std::string> args = c.args;

@@ -670,14 +670,14 @@ TEST(ShardedRunnerMpiTest, AgreesWithTheLocalBackend) {
 // once on stderr.
 TEST(ShardedRunnerMpiTest, MpiLaunchWithoutBackendUsesMpi) {
   TempDir dir;
-  RunResult explicitMpi =
-      runMpi(2,
-             {shardArtifact(2), "--steps", "3", "--backend", "mpi",
-              "--log-json", dir.file("mpi.jsonl")},
-             dir);
+  RunResult explicitMpi = runMpi(2,
+                                 {shardArtifact(2), "--steps", "3", "--backend",
+                                  "mpi", "--log-json", dir.file("mpi.jsonl")},
+                                 dir);
   ASSERT_RAN(explicitMpi);
   RunResult detected = runMpi(
-      2, {shardArtifact(2), "--steps", "3", "--log-json", dir.file("auto.jsonl")},
+      2,
+      {shardArtifact(2), "--steps", "3", "--log-json", dir.file("auto.jsonl")},
       dir);
   ASSERT_RAN(detected);
   EXPECT_EQ(summaryOf(detected)["backend"], "mpi");

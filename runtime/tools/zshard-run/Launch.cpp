@@ -62,15 +62,15 @@ bool zshard::run::isSecondaryMpiProcess() {
   return launch && launch->rank != 0;
 }
 
-std::optional<std::string>
-zshard::run::resolveLaunch(RunOptions &options, const GetEnv &getEnv,
-                           bool mpiBuilt) {
+std::optional<std::string> zshard::run::resolveLaunch(RunOptions &options,
+                                                      const GetEnv &getEnv,
+                                                      bool mpiBuilt) {
   std::optional<MpiLaunch> launch = mpiLaunch(getEnv);
   if (options.backendGiven || !launch || !launch->several())
     return std::nullopt;
-  std::string processes =
-      launch->size > 1 ? std::to_string(launch->size) + " processes"
-                       : "several processes";
+  std::string processes = launch->size > 1
+                              ? std::to_string(launch->size) + " processes"
+                              : "several processes";
   if (!mpiBuilt)
     throw LaunchError(
         "started by an MPI launcher (" + processes +

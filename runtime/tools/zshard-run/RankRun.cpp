@@ -423,8 +423,7 @@ void RankRun::loop() {
                (lrSource == "artifact" ? " (the artifact's)"
                 : lrSource == "--lr"   ? " (--lr)"
                                        : " (zshard-run's default)");
-    std::fprintf(stderr,
-                 "zshard-run: %s: %s%s; data: %s%s; steps %lld..%lld\n",
+    std::fprintf(stderr, "zshard-run: %s: %s%s; data: %s%s; steps %lld..%lld\n",
                  manifest->dir.c_str(), describeState(*manifest).c_str(),
                  ranks.c_str(), data.c_str(), lrText.c_str(),
                  static_cast<long long>(firstStep),
