@@ -23,11 +23,6 @@ using namespace zshard::rt::test;
 
 namespace {
 
-#define ASSERT_RAN(result)                                                     \
-  ASSERT_EQ((result).exitCode, 0) << "stdout:\n"                               \
-                                  << (result).out << "stderr:\n"               \
-                                  << (result).err
-
 /// Every option zshard-run accepts.
 const std::vector<std::string> acceptedOptions = {"--ranks",
                                                   "--backend",

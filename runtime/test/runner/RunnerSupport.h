@@ -29,6 +29,12 @@
 
 #include <sys/wait.h>
 
+/// Asserts that a command succeeded, printing what it said otherwise.
+#define ASSERT_RAN(result)                                                     \
+  ASSERT_EQ((result).exitCode, 0) << "stdout:\n"                               \
+                                  << (result).out << "stderr:\n"               \
+                                  << (result).err
+
 namespace zshard::rt::test {
 
 using Json = nlohmann::ordered_json;

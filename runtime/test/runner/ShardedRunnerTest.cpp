@@ -32,11 +32,6 @@ using namespace zshard::rt::test;
 
 namespace {
 
-#define ASSERT_RAN(result)                                                     \
-  ASSERT_EQ((result).exitCode, 0) << "stdout:\n"                               \
-                                  << (result).out << "stderr:\n"               \
-                                  << (result).err
-
 /// The artifact of the shard step on \p ranks ranks; 0: the unsharded one.
 std::string shardArtifact(int ranks) {
   return artifact(ranks == 0 ? "shard-unsharded"
