@@ -111,16 +111,17 @@ usage: zshard-run ARTIFACT.zsa [options]
 
   --ranks N            ranks to run (default: the artifact's); must be the
                        rank count the artifact was compiled for
-  --backend B          local (default, but mpi under mpirun, see below: the
-                       ranks are threads of this process),
-                       mpi (one rank per process, under mpirun) or nccl (one
-                       rank per GPU process, with --device cuda: under mpirun,
-                       or started by hand with ZSHARD_RANK, ZSHARD_WORLD_SIZE
-                       and ZSHARD_NCCL_ID_FILE)
+  --backend B          local (the default, except under mpirun, see below:
+                       the ranks are threads of this process), mpi (one rank
+                       per process, under mpirun) or nccl (one rank per GPU
+                       process, with --device cuda: under mpirun, or started
+                       by hand with ZSHARD_RANK, ZSHARD_WORLD_SIZE and
+                       ZSHARD_NCCL_ID_FILE)
   --device D           cpu (default) or cuda: the step's buffers, temporaries
                        and matrix products on this rank's GPU (chosen by
                        ZSHARD_LOCAL_RANK, else OMPI_COMM_WORLD_LOCAL_RANK,
-                       else the rank)
+                       else the rank); must be the device the artifact was
+                       compiled for (zshard-compile --target)
   --steps N            steps to run (default 10); after --resume, N more
   --lr F               the 'lr' hyper-parameter, > 0 (default: the lr the
                        artifact records, e.g. the exporter's optimizer's,
