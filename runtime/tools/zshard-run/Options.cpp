@@ -121,7 +121,7 @@ usage: zshard-run ARTIFACT.zsa [options]
                        and matrix products on this rank's GPU (chosen by
                        ZSHARD_LOCAL_RANK, else OMPI_COMM_WORLD_LOCAL_RANK,
                        else the rank); must be the device the artifact was
-                       compiled for (zshard-compile --target)
+                       compiled for (its manifest's target)
   --steps N            steps to run (default 10); after --resume, N more
   --lr F               the 'lr' hyper-parameter, > 0 (default: the lr the
                        artifact records, e.g. the exporter's optimizer's,
