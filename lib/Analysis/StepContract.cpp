@@ -331,6 +331,18 @@ LogicalResult StepContract::readArguments(bool emit) {
         (type.getRank() != 0 || !isa<FloatType>(type.getElementType())))
       error(label + " must be a rank-0 floating-point tensor, got '" +
             llvm::formatv("{0}", type).str() + "'");
+    // The value a producer recorded for a hyper (the optimizer's lr); the
+    // artifact's manifest carries it as the hyper's "default".
+    if (Attribute value = attrs ? attrs.get("zshard.default") : nullptr) {
+      auto number = dyn_cast<FloatAttr>(value);
+      if (info.role != ArgRole::Hyper)
+        error(label + ": zshard.default is for hyper arguments only");
+      else if (!number || !std::isfinite(number.getValueAsDouble()))
+        error(label +
+              ": zshard.default must be a finite float (e.g. 3.0e-04 "
+              ": f64), got " +
+              llvm::formatv("{0}", value).str());
+    }
     if (info.role == ArgRole::Param)
       paramIndex[info.name] = arguments.size();
     arguments.push_back(std::move(info));

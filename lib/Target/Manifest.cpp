@@ -159,6 +159,10 @@ llvm::json::Object zshard::buildManifest(const StepContract &contract,
       entry["slot"] = argument.slot;
     if (argument.placement == Placement::Host)
       entry["placement"] = "host";
+    // A hyper's recorded value (zshard.default, checked by the contract).
+    if (auto recorded = contract.getStep().getArgAttrOfType<FloatAttr>(
+            argument.index, "zshard.default"))
+      entry["default"] = recorded.getValueAsDouble();
     arguments.push_back(std::move(entry));
   }
   llvm::json::Array results;

@@ -48,19 +48,84 @@ zshard::rt::batchArguments(const Manifest &manifest) {
   return out;
 }
 
-std::optional<GptBatch> zshard::rt::matchGptBatch(const Manifest &manifest) {
+const std::pair<const char *, const char *> zshard::rt::gptBatchNames[5] = {
+    {"tokens", "targets"},
+    {"idx", "targets"},
+    {"input_ids", "targets"},
+    {"inputs", "targets"},
+    {"x", "y"}};
+
+namespace {
+
+/// \p tokens and \p targets as a GPT batch, when both are integer [B, T] of
+/// one shape.
+std::optional<GptBatch> gptBatchOf(const ArgumentDesc *tokens,
+                                   const ArgumentDesc *targets) {
+  const std::vector<int64_t> &shape = tokens->type.shape;
+  if (shape.size() != 2 || targets->type.shape != shape ||
+      !isIntegerArg(tokens) || !isIntegerArg(targets))
+    return std::nullopt;
   GptBatch gpt;
-  gpt.tokens = findBatch(manifest, "tokens");
-  gpt.targets = findBatch(manifest, "targets");
-  if (!gpt.tokens || !gpt.targets || batchArguments(manifest).size() != 2)
-    return std::nullopt;
-  const std::vector<int64_t> &shape = gpt.tokens->type.shape;
-  if (shape.size() != 2 || gpt.targets->type.shape != shape ||
-      !isIntegerArg(gpt.tokens) || !isIntegerArg(gpt.targets))
-    return std::nullopt;
+  gpt.tokens = tokens;
+  gpt.targets = targets;
   gpt.batch = shape[0];
   gpt.length = shape[1];
   return gpt;
+}
+
+} // namespace
+
+std::optional<GptBatch> zshard::rt::matchGptBatch(const Manifest &manifest) {
+  if (batchArguments(manifest).size() != 2)
+    return std::nullopt;
+  for (const auto &[inputs, targets] : gptBatchNames) {
+    const ArgumentDesc *tokens = findBatch(manifest, inputs);
+    const ArgumentDesc *next = findBatch(manifest, targets);
+    if (tokens && next)
+      return gptBatchOf(tokens, next);
+  }
+  return std::nullopt;
+}
+
+GptBatch zshard::rt::tokenFileBatch(const Manifest &manifest,
+                                    const std::string &file,
+                                    const std::string &inputs,
+                                    const std::string &targets) {
+  std::vector<const ArgumentDesc *> arguments = batchArguments(manifest);
+  std::string has =
+      arguments.empty() ? std::string("none") : batchNames(arguments);
+  if (inputs.empty()) {
+    if (std::optional<GptBatch> gpt = matchGptBatch(manifest))
+      return *gpt;
+    std::string pairs;
+    for (const auto &[in, out] : gptBatchNames)
+      pairs += std::string(pairs.empty() ? "" : ", ") + in + "/" + out;
+    fail(file +
+         ": a token file feeds a step whose two batch arguments are a "
+         "token window and the window shifted by one, integer [B, T], "
+         "named " +
+         pairs +
+         " or given by --data-inputs INPUTS,TARGETS; this step has: " + has);
+  }
+  const ArgumentDesc *tokens = findBatch(manifest, inputs);
+  const ArgumentDesc *next = findBatch(manifest, targets);
+  for (const std::string *name : {&inputs, &targets})
+    if (!findBatch(manifest, *name))
+      fail(
+          "--data-inputs: '" + *name +
+          "' is not a batch argument of the step; its batch arguments: " + has);
+  std::optional<GptBatch> gpt = gptBatchOf(tokens, next);
+  if (!gpt)
+    fail("--data-inputs: '" + inputs + "' and '" + targets +
+         "' must be integer [B, T] of one shape to take token windows; the "
+         "step has: " +
+         has);
+  for (const ArgumentDesc *arg : arguments)
+    if (arg != tokens && arg != next)
+      fail("--data feeds '" + inputs + "' and '" + targets +
+           "', and the step's batch argument '" + arg->name +
+           "' would have no data (give --batch-file)");
+  return *gpt;
 }
 
 std::optional<MlpBatch> zshard::rt::matchMlpBatch(const Manifest &manifest) {
@@ -86,11 +151,31 @@ std::optional<MlpBatch> zshard::rt::matchMlpBatch(const Manifest &manifest) {
   return mlp;
 }
 
-std::optional<int64_t> zshard::rt::manifestVocab(const Manifest &manifest) {
+std::optional<Vocabulary>
+zshard::rt::manifestVocabulary(const Manifest &manifest) {
+  static const std::string_view tables[] = {
+      "wte.weight", "embed_tokens.weight", "tok_embeddings.weight",
+      "word_embeddings.weight", "embed_in.weight"};
+  auto isTable = [](std::string_view name) {
+    if (name == "wte")
+      return true;
+    for (std::string_view table : tables)
+      if (name == table || (name.size() > table.size() &&
+                            name.substr(name.size() - table.size()) == table &&
+                            name[name.size() - table.size() - 1] == '.'))
+        return true;
+    return false;
+  };
   // A param argument, or a member of a sharded unit.
   for (const auto &[name, shape] : manifest.modelParams())
-    if (*name == "wte" && shape->size() == 2)
-      return (*shape)[0];
+    if (isTable(*name) && shape->size() == 2)
+      return Vocabulary{(*shape)[0], *name};
+  return std::nullopt;
+}
+
+std::optional<int64_t> zshard::rt::manifestVocab(const Manifest &manifest) {
+  if (std::optional<Vocabulary> vocab = manifestVocabulary(manifest))
+    return vocab->size;
   return std::nullopt;
 }
 
@@ -104,22 +189,21 @@ zshard::rt::makeBatchSource(const Manifest &manifest,
   if (!options.batchFile.empty())
     return std::make_unique<BatchFileSource>(arguments, vocab, options);
 
+  if (!options.tokenFile.empty())
+    return std::make_unique<TokenFileSource>(
+        arguments,
+        tokenFileBatch(manifest, options.tokenFile, options.tokenInputs,
+                       options.tokenTargets),
+        manifestVocabulary(manifest), options);
   std::optional<GptBatch> gpt = matchGptBatch(manifest);
-  if (!options.tokenFile.empty()) {
-    if (!gpt)
-      fail(options.tokenFile +
-           ": a token file feeds a step whose batch "
-           "arguments are tokens and targets, integer "
-           "[B, T]; this step has: " +
-           (arguments.empty() ? std::string("none") : batchNames(arguments)));
-    return std::make_unique<TokenFileSource>(arguments, *gpt, vocab, options);
-  }
   if (arguments.empty())
     return nullptr;
   if (gpt) {
     if (!vocab)
       fail("synthetic data for a GPT step needs the vocabulary size, and the "
-           "step has no param 'wte' [V, D]; give --data or --batch-file");
+           "step has no token embedding table (param 'wte' [V, D], or one "
+           "ending in wte.weight, embed_tokens.weight, ...); give --data or "
+           "--batch-file");
     return std::make_unique<SyntheticGptSource>(arguments, *gpt, *vocab,
                                                 options);
   }

@@ -49,6 +49,9 @@ struct DataShard {
 struct DataOptions {
   std::string tokenFile;         ///< --data
   DType tokenDType = DType::U16; ///< --data-dtype (u16 or u32)
+  /// --data-inputs: the batch arguments a token file feeds (empty: by
+  /// name, see gptBatchNames).
+  std::string tokenInputs, tokenTargets;
   std::string batchFile;         ///< --batch-file
   uint64_t seed = 0;             ///< --seed
   DataShard shard;
@@ -68,7 +71,8 @@ public:
 /// The batch arguments of \p manifest in index order.
 std::vector<const ArgumentDesc *> batchArguments(const Manifest &manifest);
 
-/// The batch arguments of a GPT step: tokens and targets, integer [B, T] of
+/// The batch arguments of a causal LM (GPT) step: the token window
+/// ("tokens") and the window shifted by one ("targets"), integer [B, T] of
 /// one shape, and nothing else.
 struct GptBatch {
   const ArgumentDesc *tokens = nullptr;
@@ -76,7 +80,21 @@ struct GptBatch {
   int64_t batch = 0;
   int64_t length = 0;
 };
+
+/// The (inputs, targets) names a GPT step's batch is recognised by:
+/// tokens/targets (zshard-gen), idx/targets (nanoGPT), input_ids/targets,
+/// inputs/targets, x/y.
+extern const std::pair<const char *, const char *> gptBatchNames[5];
+
+/// The GPT batch of \p manifest: exactly two batch arguments, named by one
+/// of gptBatchNames, integer [B, T] of one shape.
 std::optional<GptBatch> matchGptBatch(const Manifest &manifest);
+
+/// The GPT batch --data feeds: batch arguments \p inputs and \p targets
+/// (--data-inputs), or, when \p inputs is empty, matchGptBatch(). Throws a
+/// Failure saying why the step's batch cannot be fed.
+GptBatch tokenFileBatch(const Manifest &manifest, const std::string &file,
+                        const std::string &inputs, const std::string &targets);
 
 /// The batch arguments of an MLP step: x, float [B, d_in], and either target,
 /// float [B, d_out], or labels, integer [B]; nothing else.
@@ -88,7 +106,18 @@ struct MlpBatch {
 };
 std::optional<MlpBatch> matchMlpBatch(const Manifest &manifest);
 
-/// The vocabulary size: dimension 0 of param "wte" when it is [V, D].
+/// The vocabulary of a step: the rows of its token embedding table.
+struct Vocabulary {
+  int64_t size = 0;
+  std::string table; ///< The parameter: "wte", "transformer.wte.weight", ...
+};
+
+/// The step's token embedding table: a parameter [V, D] named "wte" or
+/// ending in "wte.weight", "embed_tokens.weight", "tok_embeddings.weight",
+/// "word_embeddings.weight" or "embed_in.weight" (the first such).
+std::optional<Vocabulary> manifestVocabulary(const Manifest &manifest);
+
+/// The vocabulary size: manifestVocabulary()'s.
 std::optional<int64_t> manifestVocab(const Manifest &manifest);
 
 /// The source for \p manifest under \p options; NULL when the step has no

@@ -61,9 +61,55 @@ TokenFile::~TokenFile() {
     munmap(data, bytes);
 }
 
+namespace {
+
+/// The largest of \p count tokens at \p data: a loop the compiler
+/// vectorises.
+template <typename T> uint32_t maxOf(const T *data, uint64_t count) {
+  T largest = 0;
+  for (uint64_t i = 0; i < count; ++i)
+    largest = data[i] > largest ? data[i] : largest;
+  return largest;
+}
+
+template <typename T>
+uint64_t firstAtLeastOf(const T *data, uint64_t count, uint64_t bound) {
+  for (uint64_t i = 0; i < count; ++i)
+    if (data[i] >= bound)
+      return i;
+  return count;
+}
+
+} // namespace
+
+uint32_t TokenFile::maxToken() const {
+  return tokenDType == DType::U16
+             ? maxOf(static_cast<const uint16_t *>(data), count)
+             : maxOf(static_cast<const uint32_t *>(data), count);
+}
+
+uint64_t TokenFile::firstAtLeast(uint64_t bound) const {
+  return tokenDType == DType::U16
+             ? firstAtLeastOf(static_cast<const uint16_t *>(data), count, bound)
+             : firstAtLeastOf(static_cast<const uint32_t *>(data), count,
+                              bound);
+}
+
+bool TokenFile::looksLikeU32() const {
+  // Pairs of u16 tokens as the u32 words they would be: all high halves 0,
+  // some low half not. Too short a file says nothing.
+  if (tokenDType != DType::U16 || count < 16 || count % 2 != 0)
+    return false;
+  const uint32_t *words = static_cast<const uint32_t *>(data);
+  uint32_t any = 0;
+  for (uint64_t i = 0; i < count / 2; ++i)
+    any |= words[i];
+  return (any >> 16) == 0 && any != 0;
+}
+
 TokenFileSource::TokenFileSource(
     const std::vector<const ArgumentDesc *> &arguments, const GptBatch &gpt,
-    std::optional<int64_t> vocab, const DataOptions &options)
+    std::optional<Vocabulary> vocab, const DataOptions &options)
     : file(options.tokenFile, options.tokenDType), gpt(gpt),
       key(dataKey("zshard.data.tokens", options.seed)), shard(options.shard) {
   for (size_t i = 0; i < arguments.size(); ++i) {
@@ -78,23 +124,30 @@ TokenFileSource::TokenFileSource(
          " tokens, fewer than the " + std::to_string(need) +
          " (T + 1) one batch row needs");
 
-  // One pass over the whole file: the largest token and where it first is.
-  uint64_t maxIndex = 0;
-  uint32_t maxToken = 0;
-  for (uint64_t i = 0; i < file.size(); ++i)
-    if (file[i] > maxToken) {
-      maxToken = file[i];
-      maxIndex = i;
-    }
-  if (vocab && int64_t(maxToken) >= *vocab)
-    fail(file.path() + ": token " + std::to_string(maxToken) + " at index " +
-         std::to_string(maxIndex) + " is not below the vocabulary size " +
-         std::to_string(*vocab) + " (param 'wte')");
+  if (file.looksLikeU32())
+    fail(file.path() + ": every second u16 token is 0 (" +
+         std::to_string(file.size()) +
+         " tokens): it looks like a file of u32 tokens; give --data-dtype u32");
+  // One pass over the whole file for the largest token; a second, up to the
+  // first offending token, only when there is one.
+  uint32_t largest = file.maxToken();
+  if (vocab && int64_t(largest) >= vocab->size) {
+    uint64_t at = file.firstAtLeast(uint64_t(vocab->size));
+    bool u16 = file.dtype() == DType::U16;
+    fail(file.path() + ": token " + std::to_string(file[at]) + " at index " +
+         std::to_string(at) + " is not below the vocabulary size " +
+         std::to_string(vocab->size) + " (the rows of param '" + vocab->table +
+         "'); read as " + manifestName(file.dtype()) +
+         (u16 ? ": is it a file of u32 tokens? (--data-dtype u32)"
+              : ": is it a file of u16 tokens? (--data-dtype u16)"));
+  }
   for (const ArgumentDesc *arg : {gpt.tokens, gpt.targets})
-    if (!fitsIntDType(arg->type.dtype, maxToken))
-      fail(file.path() + ": token " + std::to_string(maxToken) + " at index " +
-           std::to_string(maxIndex) + " does not fit batch '" + arg->name +
-           "' (" + manifestName(arg->type.dtype) + ")");
+    if (!fitsIntDType(arg->type.dtype, largest)) {
+      uint64_t at = file.firstAtLeast(uint64_t(largest));
+      fail(file.path() + ": token " + std::to_string(largest) + " at index " +
+           std::to_string(at) + " does not fit batch '" + arg->name + "' (" +
+           manifestName(arg->type.dtype) + ")");
+    }
 }
 
 namespace {

@@ -6,18 +6,23 @@
 ///
 /// \file
 /// A token file is a flat array of little-endian uint16 or uint32 token ids,
-/// as nanoGPT's prepare scripts write train.bin (uint16). For a GPT step with
-/// tokens and targets of [B, T], row g of the global batch at step s takes
-/// the T + 1 tokens from offset
-///   o = CounterRng(dataKey("zshard.data.tokens", seed), s).below(g, n - T)
-/// (n tokens in the file): tokens = x[o : o+T], targets = x[o+1 : o+T+1].
-/// Sampling windows at random offsets, as nanoGPT's get_batch does, needs no
-/// epochs and no shuffle state.
+/// as nanoGPT's prepare scripts write train.bin (uint16). For a GPT step
+/// with a window ("tokens") and the window shifted by one ("targets") of
+/// [B, T] (GptBatch: tokens/targets, idx/targets, ... or --data-inputs), the
+/// file of n tokens is cut into W = (n - 1) / T windows of T + 1 tokens
+/// starting every T tokens. Sample g of the run (the global batch of step s
+/// has rows (s - 1) * world * B ...; rank r's rows come after ranks 0..r-1)
+/// reads window perm_e(g mod W) of epoch e = g / W, perm_e a Feistel
+/// bijection of [0, W) keyed by the seed and the epoch: every window once
+/// per epoch, ranks never on the same window, reshuffled each epoch by
+/// itself. tokens = x[o : o+T], targets = x[o+1 : o+T+1], o = T * window.
 ///
-/// The file is memory-mapped and checked once when opened: its size must be a
-/// multiple of the token size, it must hold at least T + 1 tokens, and every
-/// token must be below the vocabulary (when the step's "wte" gives one) and
-/// fit the dtype of the tokens argument.
+/// The file is memory-mapped and checked once when opened, in one pass: its
+/// size must be a multiple of the token size, it must hold at least T + 1
+/// tokens, and every token must be below the vocabulary (the rows of the
+/// step's token embedding table, when it has one) and fit the dtype of both
+/// batch arguments. A u32 file read as u16 (or the reverse) shows as ids
+/// beyond the vocabulary, and the error says so.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +46,13 @@ public:
   const std::string &path() const { return filePath; }
   DType dtype() const { return tokenDType; }
   uint64_t size() const { return count; }
+  /// The largest token, and the index of the first token >= \p bound (or
+  /// size() when none is): one pass over the file.
+  uint32_t maxToken() const;
+  uint64_t firstAtLeast(uint64_t bound) const;
+  /// Whether this is a u16 file whose every second token is 0 (and some
+  /// other is not), as a file of u32 tokens below 65536 reads as u16.
+  bool looksLikeU32() const;
   uint32_t operator[](uint64_t index) const {
     return tokenDType == DType::U16
                ? static_cast<const uint16_t *>(data)[index]
@@ -61,7 +73,7 @@ public:
   /// batch arguments are \p arguments; \p vocab bounds the token ids when
   /// known. Throws a Failure for any problem of the file.
   TokenFileSource(const std::vector<const ArgumentDesc *> &arguments,
-                  const GptBatch &gpt, std::optional<int64_t> vocab,
+                  const GptBatch &gpt, std::optional<Vocabulary> vocab,
                   const DataOptions &options);
 
   void fill(int64_t step, const std::vector<void *> &outputs) override;

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include <sys/stat.h>
 
@@ -94,6 +95,15 @@ ArgumentDesc readArgument(const ManifestReader &reader, const Json &entry,
     arg.slot = reader.string(entry, "slot", where);
     if (arg.slot.empty())
       reader.error(where, "field 'slot' is empty");
+  }
+  if (entry.contains("default")) {
+    const Json &value = entry["default"];
+    if (arg.role != ArgRole::Hyper)
+      reader.error(where, "field 'default' is for hyper arguments only");
+    if (!value.is_number() || !std::isfinite(value.get<double>()))
+      reader.error(where, "field 'default' must be a finite number, got " +
+                              value.dump());
+    arg.defaultValue = value.get<double>();
   }
   if (entry.contains("placement")) {
     std::string placement = reader.string(entry, "placement", where);
@@ -350,6 +360,15 @@ Manifest zshard::rt::parseManifest(std::string_view text,
   if (manifest.ranks < 1)
     reader.error("", "ranks " + std::to_string(manifest.ranks) +
                          " must be at least 1");
+
+  if (json.contains("target")) {
+    manifest.target = reader.string(json, "target", "");
+    if (manifest.target != "cpu" && manifest.target != "cuda")
+      reader.error("",
+                   "target '" + manifest.target + "' is not 'cpu' or 'cuda'");
+  }
+  if (json.contains("chip"))
+    manifest.chip = reader.string(json, "chip", "");
 
   if (auto module = json.find("module"); module != json.end()) {
     if (!module->is_object())

@@ -84,6 +84,9 @@ struct ArgumentDesc {
   std::string unit;     ///< param_shard and opt_state_shard: the unit.
   std::string slot;     ///< opt_state_shard: the slot ("exp_avg", ...).
   Placement placement = Placement::Device; ///< host: opt_state(_shard) only.
+  /// hyper only: the value the producer recorded ("default"), e.g. the
+  /// exporter's optimizer's lr; the launcher uses it unless told otherwise.
+  std::optional<double> defaultValue;
 };
 
 struct ResultDesc {
@@ -180,6 +183,10 @@ struct Manifest {
   std::string entry;
   std::string signature;
   int64_t ranks = 1;
+  /// The device the step was compiled for ("target"): "cpu", "cuda", or ""
+  /// when the manifest does not say; and a CUDA step's SM architecture.
+  std::string target;
+  std::string chip;
   /// Free-form string attributes of the module, e.g. zshard.model = gpt.
   std::vector<std::pair<std::string, std::string>> module;
   std::vector<ArgumentDesc> arguments; ///< By index.

@@ -25,11 +25,6 @@ using namespace zshard::rt::test;
 
 namespace {
 
-#define ASSERT_RAN(result)                                                     \
-  ASSERT_EQ((result).exitCode, 0) << "stdout:\n"                               \
-                                  << (result).out << "stderr:\n"               \
-                                  << (result).err
-
 std::vector<float> floatsOf(const std::string &path, const std::string &name) {
   SafetensorsFile file = SafetensorsFile::read(path);
   const TensorView *t = file.find(name);

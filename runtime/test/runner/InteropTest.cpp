@@ -71,11 +71,6 @@ void expectSameState(const std::string &got, const std::string &want,
   }
 }
 
-#define ASSERT_RAN(result)                                                     \
-  ASSERT_EQ((result).exitCode, 0) << "stdout:\n"                               \
-                                  << (result).out << "stderr:\n"               \
-                                  << (result).err
-
 } // namespace
 
 // Tests that the C++ writer produces exactly the reference's bytes for the

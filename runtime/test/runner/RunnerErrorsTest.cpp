@@ -27,24 +27,6 @@ using namespace zshard::rt::test;
 
 namespace {
 
-/// The quad manifest, to be broken in one place.
-Json quadManifest() {
-  return Json::parse(readText(artifact("quad") + "/manifest.json"));
-}
-
-/// Writes artifact \p name under \p dir with manifest \p m. Its library is
-/// the real quad step.so unless \p m names another.
-std::string writeArtifact(const TempDir &dir, const std::string &name, Json m) {
-  std::string path = dir.file(name + ".zsa");
-  std::string command = "mkdir -p " + shellQuote(path);
-  if (std::system(command.c_str()) != 0)
-    std::abort();
-  if (m.is_object() && m.contains("library") && m["library"] == "step.so")
-    m["library"] = artifact("quad") + "/step.so";
-  std::ofstream(path + "/manifest.json") << m.dump(2);
-  return path;
-}
-
 std::string writeManifestText(const TempDir &dir, const std::string &name,
                               const std::string &text) {
   std::string path = dir.file(name + ".zsa");
@@ -217,6 +199,57 @@ TEST(RunnerErrorsTest, Artifacts) {
        },
        manifestAt + "hyper 'beta1' has no value: zshard-run supplies the "
                     "hypers lr and step"},
+      {"cuda artifact on the cpu",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["target"] = "cuda";
+         m["chip"] = "sm_90";
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       manifestAt + "the artifact is compiled for CUDA \\(target 'cuda', "
+                    "chip sm_90\\); run it with --device cuda, or compile "
+                    "the step without --target=cuda to run it on the CPU"},
+      {"cpu artifact on cuda",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["target"] = "cpu";
+         return std::vector<std::string>{writeArtifact(d, "bad", m), "--device",
+                                         "cuda"};
+       },
+       manifestAt + "the artifact is compiled for the CPU \\(target "
+                    "'cpu'\\); run it without --device cuda, or compile the "
+                    "step with --target=cuda"},
+      {"unknown target",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["target"] = "tpu";
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       manifestAt + "target 'tpu' is not 'cpu' or 'cuda'"},
+      {"default on a param",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["arguments"][0]["default"] = 1.0;
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       manifestAt + "arguments\\[0\\] \\('w'\\): field 'default' is for "
+                    "hyper arguments only"},
+      {"default not a number",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["arguments"][2]["default"] = "fast";
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       manifestAt + "arguments\\[2\\] \\('lr'\\): field 'default' must "
+                    "be a finite number, got \"fast\""},
+      {"recorded lr not positive",
+       [](const TempDir &d) {
+         Json m = quadManifest();
+         m["arguments"][2]["default"] = 0.0;
+         return std::vector<std::string>{writeArtifact(d, "bad", m)};
+       },
+       manifestAt + "hyper 'lr' records the default 0\\.000000, and an lr "
+                    "must be > 0 \\(give --lr\\)"},
   };
   for (const ErrorCase &c : cases)
     expectError(c);
@@ -253,10 +286,44 @@ TEST(RunnerErrorsTest, Data) {
        [&](const TempDir &d) {
          std::vector<uint16_t> tokens(50, 3);
          tokens[42] = 300;
+         tokens[45] = 400;
          return tokensWith(d, tokens, 100);
        },
        ".*/t\\.bin: token 300 at index 42 is not below the vocabulary size "
-       "16 \\(param 'wte'\\)"},
+       "16 \\(the rows of param 'wte'\\); read as u16: is it a file of u32 "
+       "tokens\\? \\(--data-dtype u32\\)"},
+      {"u16 file read as u32",
+       [&](const TempDir &d) {
+         std::vector<std::string> args =
+             tokensWith(d, std::vector<uint16_t>(50, 3), 100);
+         args.insert(args.end(), {"--data-dtype", "u32"});
+         return args;
+       },
+       ".*/t\\.bin: token 196611 at index 0 is not below the vocabulary "
+       "size 16 \\(the rows of param 'wte'\\); read as u32: is it a file of "
+       "u16 tokens\\? \\(--data-dtype u16\\)"},
+      {"u32 file read as u16",
+       [](const TempDir &d) {
+         std::vector<uint32_t> tokens(40);
+         for (size_t i = 0; i < tokens.size(); ++i)
+           tokens[i] = uint32_t(i % 16);
+         writeVector(d.file("t.bin"), tokens);
+         return std::vector<std::string>{artifact("tokens"), "--data",
+                                         d.file("t.bin")};
+       },
+       ".*/t\\.bin: every second u16 token is 0 \\(80 tokens\\): it looks "
+       "like a file of u32 tokens; give --data-dtype u32"},
+      {"nanoGPT names, token outside the vocabulary",
+       [&](const TempDir &d) {
+         std::vector<uint16_t> tokens(50, 3);
+         tokens[7] = 16;
+         std::vector<std::string> args = tokensWith(d, tokens, 100);
+         args[0] = artifact("tokens-idx");
+         return args;
+       },
+       ".*/t\\.bin: token 16 at index 7 is not below the vocabulary size 16 "
+       "\\(the rows of param 'transformer\\.wte\\.weight'\\); read as "
+       "u16: .*"},
       {"token file for a step without tokens",
        [&](const TempDir &d) {
          std::vector<std::string> args =
@@ -264,9 +331,42 @@ TEST(RunnerErrorsTest, Data) {
          args[0] = artifact("mlp");
          return args;
        },
-       ".*/t\\.bin: a token file feeds a step whose batch arguments are "
-       "tokens and targets, integer \\[B, T\\]; this step has: x f32 \\[5, "
-       "4\\], target f32 \\[5, 3\\]"},
+       ".*/t\\.bin: a token file feeds a step whose two batch arguments are "
+       "a token window and the window shifted by one, integer \\[B, T\\], "
+       "named tokens/targets, idx/targets, input_ids/targets, "
+       "inputs/targets, x/y or given by --data-inputs INPUTS,TARGETS; this "
+       "step has: x f32 \\[5, 4\\], target f32 \\[5, 3\\]"},
+      {"token file for names it cannot guess",
+       [&](const TempDir &d) {
+         std::vector<std::string> args =
+             tokensWith(d, std::vector<uint16_t>(50, 1), 100);
+         args[0] = artifact("tokens-named");
+         return args;
+       },
+       ".*/t\\.bin: a token file feeds .* or given by --data-inputs "
+       "INPUTS,TARGETS; this step has: ids i32 \\[2, 8\\], next i32 "
+       "\\[2, 8\\]"},
+      {"data inputs naming no batch argument",
+       [&](const TempDir &d) {
+         std::vector<std::string> args =
+             tokensWith(d, std::vector<uint16_t>(50, 1), 100);
+         args[0] = artifact("tokens-named");
+         args.insert(args.end(), {"--data-inputs", "ids,targets"});
+         return args;
+       },
+       "--data-inputs: 'targets' is not a batch argument of the step; its "
+       "batch arguments: ids i32 \\[2, 8\\], next i32 \\[2, 8\\]"},
+      {"data inputs that are not token windows",
+       [&](const TempDir &d) {
+         std::vector<std::string> args =
+             tokensWith(d, std::vector<uint16_t>(50, 1), 100);
+         args[0] = artifact("mlp");
+         args.insert(args.end(), {"--data-inputs", "x,target"});
+         return args;
+       },
+       "--data-inputs: 'x' and 'target' must be integer \\[B, T\\] of one "
+       "shape to take token windows; the step has: x f32 \\[5, 4\\], "
+       "target f32 \\[5, 3\\]"},
       {"batch file with a broken header",
        [](const TempDir &d) {
          writeBytes(d.file("b.safetensors"), "\x20\0\0\0\0\0\0\0{\"x\":", 13);
@@ -423,15 +523,39 @@ TEST(RunnerErrorsTest, Usage) {
   };
   std::string quad = artifact("quad");
   ErrorCase cases[] = {
+      {"no arguments", args({}), "no artifact given", true},
       {"no artifact", args({"--steps", "3"}), "no artifact given", true},
+      {"repeated option", args({quad, "--steps", "3", "--steps", "4"}),
+       "--steps is given twice", true},
+      {"repeated option with =", args({quad, "--lr=0.1", "--lr", "0.2"}),
+       "--lr is given twice", true},
+      {"repeated flag", args({quad, "--quiet", "--quiet"}),
+       "--quiet is given twice", true},
+      {"negative learning rate", args({quad, "--lr", "-1"}),
+       "--lr wants a finite number > 0, got '-1'", true},
+      {"zero learning rate", args({quad, "--lr", "0"}),
+       "--lr wants a finite number > 0, got '0'", true},
+      {"zero ranks", args({quad, "--ranks", "0"}),
+       "--ranks wants an integer from 1 to 1048576, got '0'", true},
+      {"too many threads", args({quad, "--threads", "5000"}),
+       "--threads wants an integer from 1 to 1024, got '5000'", true},
+      {"data inputs of one name",
+       args({quad, "--data", "t.bin", "--data-inputs", "idx"}),
+       "--data-inputs wants two different batch argument names "
+       "INPUTS,TARGETS, got 'idx'",
+       true},
+      {"data inputs without data", args({quad, "--data-inputs", "a,b"}),
+       "--data-inputs needs --data", true},
+      {"data dtype without data", args({quad, "--data-dtype", "u32"}),
+       "--data-dtype needs --data", true},
       {"unknown option", args({quad, "--epochs", "3"}),
        "unknown option '--epochs'", true},
       {"negative steps", args({quad, "--steps", "-1"}),
        "--steps wants an integer >= 0, got '-1'", true},
       {"bad learning rate", args({quad, "--lr=fast"}),
-       "--lr wants a finite number, got 'fast'", true},
+       "--lr wants a finite number > 0, got 'fast'", true},
       {"missing value", args({quad, "--save"}), "--save needs a value", true},
-      {"bad data dtype", args({quad, "--data-dtype", "u8"}),
+      {"bad data dtype", args({quad, "--data", "t.bin", "--data-dtype", "u8"}),
        "--data-dtype wants u16 or u32, got 'u8'", true},
       {"two data sources",
        args({quad, "--data", "a.bin", "--batch-file", "b.safetensors"}),
@@ -442,7 +566,7 @@ TEST(RunnerErrorsTest, Usage) {
       {"two artifacts", args({quad, quad}),
        "unexpected argument '.*' \\(the artifact is '.*'\\)", true},
       {"zero threads", args({quad, "--threads", "0"}),
-       "--threads wants an integer >= 1, got '0'", true},
+       "--threads wants an integer from 1 to 1024, got '0'", true},
       {"negative link bandwidth", args({quad, "--link-gbps", "-1"}),
        "--link-gbps wants a finite number >= 0, got '-1'", true},
       {"link bandwidth not a number", args({quad, "--link-gbps=fast"}),

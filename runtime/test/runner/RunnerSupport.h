@@ -22,11 +22,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <sys/wait.h>
+
+/// Asserts that a command succeeded, printing what it said otherwise.
+#define ASSERT_RAN(result)                                                     \
+  ASSERT_EQ((result).exitCode, 0) << "stdout:\n"                               \
+                                  << (result).out << "stderr:\n"               \
+                                  << (result).err
 
 namespace zshard::rt::test {
 
@@ -104,6 +111,25 @@ inline std::vector<double> loggedLosses(const std::string &path) {
   for (const std::string &line : lines(readText(path)))
     out.push_back(Json::parse(line)["loss"].get<double>());
   return out;
+}
+
+/// The quad manifest, to be changed in one place.
+inline Json quadManifest() {
+  return Json::parse(readText(artifact("quad") + "/manifest.json"));
+}
+
+/// Writes artifact \p name under \p dir with manifest \p m. Its library is
+/// the real quad step.so when \p m names "step.so".
+inline std::string writeArtifact(const TempDir &dir, const std::string &name,
+                                 Json m) {
+  std::string path = dir.file(name + ".zsa");
+  std::string command = "mkdir -p " + shellQuote(path);
+  if (std::system(command.c_str()) != 0)
+    std::abort();
+  if (m.is_object() && m.contains("library") && m["library"] == "step.so")
+    m["library"] = artifact("quad") + "/step.so";
+  std::ofstream(path + "/manifest.json") << m.dump(2);
+  return path;
 }
 
 /// Sets the signature of manifest \p m from its arguments and results.

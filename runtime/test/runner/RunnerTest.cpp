@@ -23,12 +23,6 @@ using namespace zshard::rt::test;
 
 namespace {
 
-/// Asserts success, printing what the tool said otherwise.
-#define ASSERT_RAN(result)                                                     \
-  ASSERT_EQ((result).exitCode, 0) << "stdout:\n"                               \
-                                  << (result).out << "stderr:\n"               \
-                                  << (result).err
-
 std::vector<float> floatsOf(const SafetensorsFile &file,
                             const std::string &name) {
   const TensorView *t = file.find(name);

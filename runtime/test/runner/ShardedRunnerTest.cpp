@@ -32,11 +32,6 @@ using namespace zshard::rt::test;
 
 namespace {
 
-#define ASSERT_RAN(result)                                                     \
-  ASSERT_EQ((result).exitCode, 0) << "stdout:\n"                               \
-                                  << (result).out << "stderr:\n"               \
-                                  << (result).err
-
 /// The artifact of the shard step on \p ranks ranks; 0: the unsharded one.
 std::string shardArtifact(int ranks) {
   return artifact(ranks == 0 ? "shard-unsharded"
@@ -663,6 +658,32 @@ TEST(ShardedRunnerMpiTest, AgreesWithTheLocalBackend) {
           << line;
     }
   EXPECT_EQ(errors, 1u) << wrong.err;
+}
+
+// Tests that mpiexec without --backend does not run independent copies: the
+// run uses the MPI backend (the same losses as --backend mpi), and says so
+// once on stderr.
+TEST(ShardedRunnerMpiTest, MpiLaunchWithoutBackendUsesMpi) {
+  TempDir dir;
+  RunResult explicitMpi = runMpi(2,
+                                 {shardArtifact(2), "--steps", "3", "--backend",
+                                  "mpi", "--log-json", dir.file("mpi.jsonl")},
+                                 dir);
+  ASSERT_RAN(explicitMpi);
+  RunResult detected = runMpi(
+      2,
+      {shardArtifact(2), "--steps", "3", "--log-json", dir.file("auto.jsonl")},
+      dir);
+  ASSERT_RAN(detected);
+  EXPECT_EQ(summaryOf(detected)["backend"], "mpi");
+  EXPECT_EQ(summaryOf(detected)["ranks"], 2);
+  EXPECT_EQ(loggedLosses(dir.file("mpi.jsonl")),
+            loggedLosses(dir.file("auto.jsonl")));
+  size_t notes = 0;
+  for (const std::string &line : lines(detected.err))
+    notes += line == "zshard-run: started by an MPI launcher (2 processes): "
+                     "one rank per process, --backend mpi";
+  EXPECT_EQ(notes, 1u) << detected.err;
 }
 
 // Tests --trace under MPI: rank 0 gathers every process's spans into one

@@ -26,11 +26,6 @@ using namespace zshard::rt::test;
 
 namespace {
 
-#define ASSERT_RAN(result)                                                     \
-  ASSERT_EQ((result).exitCode, 0) << "stdout:\n"                               \
-                                  << (result).out << "stderr:\n"               \
-                                  << (result).err
-
 Json readJson(const std::string &path) { return Json::parse(readText(path)); }
 
 /// The "M" event \p name of \p pid (and \p tid when >= 0), or null.

@@ -16,6 +16,10 @@
  * so every batch a data source hands over must be a window of one stream
  * (targets shifted by one) within the vocabulary to keep the loss small.
  *
+ * The same step under other names (tokens-idx.manifest.json: nanoGPT's
+ * idx/targets and transformer.wte.weight; tokens-named.manifest.json:
+ * ids/next and emb) is built with -DTOKENS_SIGNATURE="<its signature>".
+ *
  *===----------------------------------------------------------------------===*/
 
 #include <stdint.h>
@@ -26,8 +30,12 @@
 #define V 16
 #define D 4
 
+#ifndef TOKENS_SIGNATURE
+#define TOKENS_SIGNATURE "8886734d2a30e722"
+#endif
+
 EXPORT const char *zshard_step_signature(void);
-EXPORT const char *zshard_step_signature(void) { return "8886734d2a30e722"; }
+EXPORT const char *zshard_step_signature(void) { return TOKENS_SIGNATURE; }
 
 EXPORT void zshard_step(void **buffers);
 EXPORT void zshard_step(void **buffers) {

@@ -391,6 +391,33 @@ TEST(ManifestTest, PlacementAndInPlace) {
                  "got 1");
 }
 
+// Tests the optional "default" of a hyper (the lr the producer recorded) and
+// the optional "target" and "chip": read, outside the signature, and checked.
+TEST(ManifestTest, HyperDefaultAndTarget) {
+  Json json = validManifest();
+  json["arguments"][3]["default"] = 3e-4;
+  json["target"] = "cuda";
+  json["chip"] = "sm_90";
+  Manifest m = parse(json); // the signature does not change
+  ASSERT_TRUE(m.arguments[3].defaultValue);
+  EXPECT_EQ(*m.arguments[3].defaultValue, 3e-4);
+  EXPECT_FALSE(m.arguments[4].defaultValue);
+  EXPECT_EQ(m.target, "cuda");
+  EXPECT_EQ(m.chip, "sm_90");
+  EXPECT_EQ(parse(validManifest()).target, "");
+
+  EXPECT_EQ(errorAfter([](Json &m) { m["arguments"][2]["default"] = 1; }),
+            at + "arguments[2] ('x'): field 'default' is for hyper arguments "
+                 "only");
+  EXPECT_EQ(errorAfter([](Json &m) { m["arguments"][3]["default"] = "3e-4"; }),
+            at + "arguments[3] ('lr'): field 'default' must be a finite "
+                 "number, got \"3e-4\"");
+  EXPECT_EQ(errorAfter([](Json &m) { m["target"] = "gpu"; }),
+            at + "target 'gpu' is not 'cpu' or 'cuda'");
+  EXPECT_EQ(errorAfter([](Json &m) { m["target"] = 1; }),
+            at + "field 'target' must be a string, got 1");
+}
+
 // Tests the buffers of a step with an in-place result and offloaded state:
 // the in-place result is its argument's buffer (allocated once, never
 // swapped), the offloaded state and its out-of-place update are charged to

@@ -147,7 +147,9 @@ TEST(SyntheticDataTest, WhichStepsGetData) {
                   {}, {{"tokens", "i32", {2, 4}}, {"targets", "i32", {2, 4}}}));
             }),
             "synthetic data for a GPT step needs the vocabulary size, and the "
-            "step has no param 'wte' [V, D]; give --data or --batch-file");
+            "step has no token embedding table (param 'wte' [V, D], or one "
+            "ending in wte.weight, embed_tokens.weight, ...); give --data or "
+            "--batch-file");
   EXPECT_EQ(failureOf([] {
               synthetic(makeManifest(
                   {}, {{"x", "f32", {2, 4}}, {"labels", "i32", {2}}}));

@@ -173,7 +173,15 @@ TEST(TokenFileTest, Errors) {
   writeVector(path, stream);
   EXPECT_EQ(error(DType::U16),
             path + ": token 16 at index 17 is not below the vocabulary size "
-                   "16 (param 'wte')");
+                   "16 (the rows of param 'wte'); read as u16: is it a file "
+                   "of u32 tokens? (--data-dtype u32)");
+  std::vector<uint32_t> wide(20);
+  for (size_t i = 0; i < wide.size(); ++i)
+    wide[i] = uint32_t(1 + i % 15);
+  writeVector(path, wide);
+  EXPECT_EQ(error(DType::U16),
+            path + ": every second u16 token is 0 (40 tokens): it looks like "
+                   "a file of u32 tokens; give --data-dtype u32");
   writeVector(path, std::vector<uint32_t>(40, 0x80000000u));
   Manifest noVocab =
       makeManifest({}, {{"tokens", "i32", {2, 8}}, {"targets", "i32", {2, 8}}});
@@ -183,9 +191,51 @@ TEST(TokenFileTest, Errors) {
   EXPECT_EQ(failureOf([&] {
               open(makeManifest({}, {{"x", "f32", {2, 3}}}), path, DType::U32);
             }),
-            path + ": a token file feeds a step whose batch arguments are "
-                   "tokens and targets, integer [B, T]; this step has: x f32 "
-                   "[2, 3]");
+            path + ": a token file feeds a step whose two batch arguments "
+                   "are a token window and the window shifted by one, integer "
+                   "[B, T], named tokens/targets, idx/targets, "
+                   "input_ids/targets, inputs/targets, x/y or given by "
+                   "--data-inputs INPUTS,TARGETS; this step has: x f32 [2, 3]");
   EXPECT_EQ(failureOf([&] { open(manifest, dir.path, DType::U16); }),
             dir.path + ": cannot read: is a directory");
+}
+
+// Tests how a causal LM step's batch and vocabulary are found: the pairs of
+// names gptBatchNames lists, the embedding tables by their module path, and
+// --data-inputs for any other names.
+TEST(TokenFileTest, CausalLmBatchByName) {
+  auto batch = [](const char *inputs, const char *targets) {
+    return std::vector<TestTensor>{{inputs, "i64", {2, 8}},
+                                   {targets, "i64", {2, 8}}};
+  };
+  Manifest nano = makeManifest({{"transformer.wte.weight", "f32", {50, 4}}},
+                               batch("idx", "targets"));
+  std::optional<GptBatch> gpt = matchGptBatch(nano);
+  ASSERT_TRUE(gpt);
+  EXPECT_EQ(gpt->tokens->name, "idx");
+  EXPECT_EQ(gpt->targets->name, "targets");
+  EXPECT_EQ(gpt->length, 8);
+  std::optional<Vocabulary> vocab = manifestVocabulary(nano);
+  ASSERT_TRUE(vocab);
+  EXPECT_EQ(vocab->size, 50);
+  EXPECT_EQ(vocab->table, "transformer.wte.weight");
+
+  Manifest llama = makeManifest({{"model.embed_tokens.weight", "f32", {70, 4}}},
+                                batch("input_ids", "targets"));
+  EXPECT_TRUE(matchGptBatch(llama));
+  EXPECT_EQ(manifestVocab(llama), 70);
+  // Not a table: a name that only ends in the same letters.
+  EXPECT_FALSE(manifestVocab(
+      makeManifest({{"xwte.weight", "f32", {50, 4}}}, batch("x", "y"))));
+
+  // Hugging Face's labels may be the window itself (the model shifts them):
+  // never guessed; --data-inputs names the pair.
+  Manifest hf = makeManifest({}, batch("input_ids", "labels"));
+  EXPECT_FALSE(matchGptBatch(hf));
+  GptBatch named = tokenFileBatch(hf, "t.bin", "input_ids", "labels");
+  EXPECT_EQ(named.tokens->name, "input_ids");
+  EXPECT_EQ(named.targets->name, "labels");
+  EXPECT_EQ(failureOf([&] { tokenFileBatch(hf, "t.bin", "labels", "y"); }),
+            "--data-inputs: 'y' is not a batch argument of the step; its "
+            "batch arguments: input_ids i64 [2, 8], labels i64 [2, 8]");
 }

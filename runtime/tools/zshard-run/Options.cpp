@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <set>
 
 using namespace zshard;
 using namespace zshard::run;
@@ -22,13 +23,18 @@ namespace {
 }
 
 int64_t parseInt(const std::string &option, const std::string &text,
-                 int64_t minimum) {
+                 int64_t minimum,
+                 int64_t maximum = std::numeric_limits<int64_t>::max()) {
   errno = 0;
   char *end = nullptr;
   long long value = std::strtoll(text.c_str(), &end, 10);
+  bool bounded = maximum != std::numeric_limits<int64_t>::max();
   if (text.empty() || *end != '\0' || errno == ERANGE || text[0] == ' ' ||
-      value < minimum)
-    usage(option + " wants an integer >= " + std::to_string(minimum) +
+      value < minimum || value > maximum)
+    usage(option + " wants an integer " +
+          (bounded ? "from " + std::to_string(minimum) + " to " +
+                         std::to_string(maximum)
+                   : ">= " + std::to_string(minimum)) +
           ", got '" + text + "'");
   return value;
 }
@@ -52,11 +58,26 @@ bool readFinite(const std::string &text, double &value) {
          std::isfinite(value) && text[0] != ' ';
 }
 
-double parseFloat(const std::string &option, const std::string &text) {
+double parsePositive(const std::string &option, const std::string &text) {
   double value = 0;
-  if (!readFinite(text, value))
-    usage(option + " wants a finite number, got '" + text + "'");
+  if (!readFinite(text, value) || value <= 0)
+    usage(option + " wants a finite number > 0, got '" + text + "'");
   return value;
+}
+
+/// "--data-inputs INPUTS,TARGETS": two different batch argument names.
+void parseDataInputs(const std::string &text, RunOptions &options) {
+  size_t comma = text.find(',');
+  std::string inputs = text.substr(0, comma);
+  std::string targets =
+      comma == std::string::npos ? "" : text.substr(comma + 1);
+  if (inputs.empty() || targets.empty() ||
+      targets.find(',') != std::string::npos || inputs == targets)
+    usage("--data-inputs wants two different batch argument names "
+          "INPUTS,TARGETS, got '" +
+          text + "'");
+  options.dataInputs = inputs;
+  options.dataTargets = targets;
 }
 
 double parseNonNegative(const std::string &option, const std::string &text) {
@@ -72,7 +93,8 @@ const char *zshard::run::usageLine() {
   return "usage: zshard-run ARTIFACT.zsa [--ranks N] [--backend "
          "local|mpi|nccl] [--device cpu|cuda] "
          "[--steps N] [--lr F] [--seed N] "
-         "[--data FILE [--data-dtype u16|u32]] [--batch-file F.safetensors] "
+         "[--data FILE [--data-dtype u16|u32] [--data-inputs IN,TGT]] "
+         "[--batch-file F.safetensors] "
          "[--init-from F.safetensors | --resume F | --resume-full "
          "F.safetensors] [--save F] [--save-full F.safetensors] "
          "[--log-json FILE] [--trace FILE.json] [--memory-timeline FILE.json "
@@ -89,20 +111,30 @@ usage: zshard-run ARTIFACT.zsa [options]
 
   --ranks N            ranks to run (default: the artifact's); must be the
                        rank count the artifact was compiled for
-  --backend B          local (default: the ranks are threads of this process),
-                       mpi (one rank per process, under mpirun) or nccl (one
-                       rank per GPU process, with --device cuda: under mpirun,
-                       or started by hand with ZSHARD_RANK, ZSHARD_WORLD_SIZE
-                       and ZSHARD_NCCL_ID_FILE)
+  --backend B          local (the default, except under mpirun, see below:
+                       the ranks are threads of this process), mpi (one rank
+                       per process, under mpirun) or nccl (one rank per GPU
+                       process, with --device cuda: under mpirun, or started
+                       by hand with ZSHARD_RANK, ZSHARD_WORLD_SIZE and
+                       ZSHARD_NCCL_ID_FILE)
   --device D           cpu (default) or cuda: the step's buffers, temporaries
                        and matrix products on this rank's GPU (chosen by
                        ZSHARD_LOCAL_RANK, else OMPI_COMM_WORLD_LOCAL_RANK,
-                       else the rank)
+                       else the rank); must be the device the artifact was
+                       compiled for (its manifest's target)
   --steps N            steps to run (default 10); after --resume, N more
-  --lr F               the 'lr' hyper-parameter (default 0.001)
+  --lr F               the 'lr' hyper-parameter, > 0 (default: the lr the
+                       artifact records, e.g. the exporter's optimizer's,
+                       else 0.001)
   --seed N             seed of the initialisation and of the data (default 0)
-  --data FILE          token file (flat little-endian u16 or u32) for a GPT step
+  --data FILE          token file (flat little-endian u16 or u32) for a causal
+                       LM step: its two integer [B, T] batch arguments get a
+                       window of T tokens and the window shifted by one
+                       (found by name: tokens/targets, idx/targets,
+                       input_ids/targets, inputs/targets, x/y)
   --data-dtype T       u16 (default, as nanoGPT's train.bin) or u32
+  --data-inputs IN,TGT the batch arguments --data feeds: IN the window, TGT
+                       the window shifted by one (for other names)
   --batch-file F       safetensors with the batch by argument name, optionally
                        with a leading step axis [S, ...], entry (s-1) mod S
   --init-from F        parameters (and optionally optimizer state) to start from,
@@ -130,7 +162,11 @@ usage: zshard-run ARTIFACT.zsa [options]
                        collective (default 0)
   --threads N          OpenBLAS threads (default 1; shared by the rank threads)
   --quiet              no per-step lines; only the final JSON summary
-  --help, --version
+  --help, -h, --version
+
+Under mpirun (several processes) without --backend, zshard-run runs one rank
+per process over MPI (NCCL with --device cuda) when the runtime is built with
+MPI, and refuses otherwise. Each option is given at most once.
 
 Without --data or --batch-file, GPT and MLP steps train on built-in synthetic
 data that they can learn. Errors print one line and exit with status 2.
@@ -139,6 +175,11 @@ data that they can learn. Errors print one line and exit with status 2.
 
 RunOptions zshard::run::parseOptions(int argc, char **argv) {
   RunOptions options;
+  std::set<std::string> seen;
+  auto once = [&](const std::string &name) {
+    if (!seen.insert(name).second)
+      usage(name + " is given twice");
+  };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -150,6 +191,7 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
       return options;
     }
     if (arg == "--quiet") {
+      once(arg);
       options.quiet = true;
       continue;
     }
@@ -172,6 +214,7 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
                                          "--seed",
                                          "--data",
                                          "--data-dtype",
+                                         "--data-inputs",
                                          "--batch-file",
                                          "--init-from",
                                          "--resume",
@@ -193,6 +236,7 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
       known |= name == option;
     if (!known)
       usage("unknown option '" + name + "'");
+    once(name);
     if (equals == std::string::npos) {
       if (i + 1 >= argc)
         usage(name + " needs a value");
@@ -200,14 +244,17 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
     }
     if (name == "--steps")
       options.steps = parseInt(name, value, 0);
-    else if (name == "--lr")
-      options.lr = parseFloat(name, value);
+    else if (name == "--lr") {
+      options.lr = parsePositive(name, value);
+      options.lrGiven = true;
+    } else if (name == "--data-inputs")
+      parseDataInputs(value, options);
     else if (name == "--seed")
       options.seed = parseUnsigned(name, value);
     else if (name == "--threads")
-      options.threads = int(std::min<int64_t>(parseInt(name, value, 1), 1024));
+      options.threads = int(parseInt(name, value, 1, 1024));
     else if (name == "--ranks")
-      options.ranks = std::min<int64_t>(parseInt(name, value, 1), 1 << 20);
+      options.ranks = parseInt(name, value, 1, 1 << 20);
     else if (name == "--link-gbps")
       options.linkGbps = parseNonNegative(name, value);
     else if (name == "--link-latency-us")
@@ -215,6 +262,7 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
     else if (name == "--memory-timeline-step")
       options.memoryTimelineStep = parseInt(name, value, 1);
     else if (name == "--backend") {
+      options.backendGiven = true;
       if (value == "local")
         options.backend = Backend::Local;
       else if (value == "mpi")
@@ -271,6 +319,9 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
     usage("--memory-timeline-step needs --memory-timeline");
   if (!options.data.empty() && !options.batchFile.empty())
     usage("--data and --batch-file exclude each other");
+  for (const char *option : {"--data-dtype", "--data-inputs"})
+    if (seen.count(option) && options.data.empty())
+      usage(std::string(option) + " needs --data");
   int starts = !options.initFrom.empty() + !options.resume.empty() +
                !options.resumeFull.empty();
   if (starts > 1)

@@ -23,14 +23,23 @@ enum class Backend { Local, Mpi, Nccl };
 /// Where the step runs and its buffers live.
 enum class DeviceKind { Cpu, Cuda };
 
+/// The lr of a run without --lr whose artifact records none.
+constexpr double defaultLr = 1e-3;
+
 /// Everything the command line says.
 struct RunOptions {
   std::string artifact;
   int64_t steps = 10;
-  double lr = 1e-3;
+  /// --lr; without it (lrGiven false) the artifact's recorded lr, else
+  /// defaultLr.
+  double lr = defaultLr;
+  bool lrGiven = false;
   uint64_t seed = 0;
   std::string data;
   rt::DType dataDType = rt::DType::U16;
+  /// --data-inputs INPUTS,TARGETS: the batch arguments a token file feeds
+  /// (the window, and the window shifted by one); empty: recognised by name.
+  std::string dataInputs, dataTargets;
   std::string batchFile;
   std::string initFrom;
   std::string resume;
@@ -53,6 +62,8 @@ struct RunOptions {
   /// world's size).
   int64_t ranks = 0;
   Backend backend = Backend::Local;
+  /// Whether --backend was given (under mpirun, a run without it uses MPI).
+  bool backendGiven = false;
   DeviceKind device = DeviceKind::Cpu;
   bool quiet = false;
   bool help = false;

@@ -102,8 +102,14 @@ bool fileExists(const std::string &path) {
   return stat(path.c_str(), &info) == 0;
 }
 
-/// Every hyper argument must be one zshard-run supplies, as a float scalar.
-void checkHypers(const Manifest &manifest) {
+/// Every hyper argument must be one zshard-run supplies, as a float scalar;
+/// a recorded lr that the run uses must be positive.
+void checkHypers(const Manifest &manifest, const RunOptions &options) {
+  if (const ArgumentDesc *lr = manifest.findArgument(ArgRole::Hyper, "lr"))
+    if (!options.lrGiven && lr->defaultValue && !(*lr->defaultValue > 0))
+      fail(manifest.path + ": hyper 'lr' records the default " +
+           std::to_string(*lr->defaultValue) +
+           ", and an lr must be > 0 (give --lr)");
   for (const ArgumentDesc &arg : manifest.arguments) {
     if (arg.role != ArgRole::Hyper)
       continue;
@@ -116,16 +122,29 @@ void checkHypers(const Manifest &manifest) {
   }
 }
 
+/// \p lr as printf's %g does it, with enough digits to tell values apart.
+std::string formatLr(double lr) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", lr);
+  return text;
+}
+
 const char *backendName(Backend backend) {
   return backend == Backend::Mpi    ? "mpi"
          : backend == Backend::Nccl ? "nccl"
                                     : "local";
 }
 
-Throughput throughputOf(const Manifest &manifest, int64_t ranks) {
+Throughput throughputOf(const Manifest &manifest, const RunOptions &options,
+                        int64_t ranks) {
   Throughput throughput;
-  if (const ArgumentDesc *tokens =
-          manifest.findArgument(ArgRole::Batch, "tokens")) {
+  std::optional<GptBatch> gpt = matchGptBatch(manifest);
+  const ArgumentDesc *tokens =
+      gpt ? gpt->tokens
+          : manifest.findArgument(ArgRole::Batch, options.dataInputs.empty()
+                                                      ? "tokens"
+                                                      : options.dataInputs);
+  if (tokens) {
     throughput.unit = "tok/s";
     throughput.perStep = double(tokens->type.elements);
   } else if (const ArgumentDesc *x =
@@ -215,6 +234,9 @@ private:
   std::unique_ptr<StepLog> log;
   std::unique_ptr<Progress> progress;
   int64_t firstStep = 1;
+  /// The lr given to the step, and where it comes from (runLr()).
+  double lr = defaultLr;
+  std::string lrSource;
   RunSummary summary;
   double ownStepSeconds = 0;
   double ownExposedSeconds = 0;
@@ -294,8 +316,10 @@ void RankRun::run() {
 
 void RankRun::load() {
   manifest = std::make_unique<Manifest>(loadManifest(options.artifact));
+  checkTarget(*manifest, options);
   checkRanks(*manifest, options, team.size());
-  checkHypers(*manifest);
+  checkHypers(*manifest, options);
+  lr = runLr(*manifest, options, &lrSource);
   library = std::make_unique<StepLibrary>(*manifest);
   place = RankPlace::of(*manifest, team.rank());
   if (!options.save.empty())
@@ -356,6 +380,8 @@ void RankRun::initState() {
   DataOptions dataOptions;
   dataOptions.tokenFile = options.data;
   dataOptions.tokenDType = options.dataDType;
+  dataOptions.tokenInputs = options.dataInputs;
+  dataOptions.tokenTargets = options.dataTargets;
   dataOptions.batchFile = options.batchFile;
   dataOptions.seed = options.seed;
   dataOptions.shard = {int(place.rank), int(place.ranks)};
@@ -391,14 +417,21 @@ void RankRun::loop() {
               " backend), " + std::to_string(sharded) + " of " +
               std::to_string(manifest->units.size()) + " units sharded";
     }
-    std::fprintf(stderr, "zshard-run: %s: %s%s; data: %s; steps %lld..%lld\n",
+    std::string lrText;
+    if (manifest->findArgument(ArgRole::Hyper, "lr"))
+      lrText = "; lr " + formatLr(lr) +
+               (lrSource == "artifact" ? " (the artifact's)"
+                : lrSource == "--lr"   ? " (--lr)"
+                                       : " (zshard-run's default)");
+    std::fprintf(stderr, "zshard-run: %s: %s%s; data: %s%s; steps %lld..%lld\n",
                  manifest->dir.c_str(), describeState(*manifest).c_str(),
-                 ranks.c_str(), data.c_str(), static_cast<long long>(firstStep),
+                 ranks.c_str(), data.c_str(), lrText.c_str(),
+                 static_cast<long long>(firstStep),
                  static_cast<long long>(lastStep));
   }
   if (lead)
     progress = std::make_unique<Progress>(
-        options.quiet, throughputOf(*manifest, place.ranks), lastStep);
+        options.quiet, throughputOf(*manifest, options, place.ranks), lastStep);
 
   const ResultDesc &loss = manifest->loss();
   StepFunction step = library->entry();
@@ -419,7 +452,7 @@ void RankRun::loop() {
     for (const ArgumentDesc &arg : manifest->arguments)
       if (arg.role == ArgRole::Hyper)
         storeFromDouble(arg.type.dtype, io.argument(size_t(arg.index)), 0,
-                        arg.name == "lr" ? options.lr : double(s));
+                        arg.name == "lr" ? lr : double(s));
     if (onGpu)
       for (const ArgumentDesc &arg : manifest->arguments)
         if (arg.role == ArgRole::Batch || arg.role == ArgRole::Hyper)
@@ -604,6 +637,10 @@ void RankRun::report() {
     return;
   summary.ranks = place.ranks;
   summary.backend = backendName(options.backend);
+  if (manifest->findArgument(ArgRole::Hyper, "lr")) {
+    summary.lr = lr;
+    summary.lrSource = lrSource;
+  }
   for (const RankFigures &figures : all) {
     summary.rankPeaks.push_back(figures.peaks);
     for (size_t c = 0; c < summary.peakBytes.size(); ++c)

@@ -183,5 +183,9 @@ std::string zshard::run::summaryJson(const RunSummary &summary) {
       {"rank_peak_bytes", rankPeaks},
       {"rank_exposed_comm_s", rankExposed},
       {"rank_exposed_comm_fraction", rankExposedFraction}};
+  if (summary.lr) {
+    object["lr"] = *summary.lr;
+    object["lr_source"] = summary.lrSource;
+  }
   return object.dump();
 }

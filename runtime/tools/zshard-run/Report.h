@@ -68,6 +68,10 @@ struct RunSummary {
   int64_t ranks = 1;
   std::string backend = "local";
   std::vector<RankPeaks> rankPeaks; ///< By rank.
+  /// The lr given to the step and where it came from ("--lr", "artifact",
+  /// "default"); none for a step without the hyper lr.
+  std::optional<double> lr;
+  std::string lrSource;
 };
 
 /// Throughput: "tok/s" with B*T tokens per step, "samples/s" with B, or
@@ -117,8 +121,9 @@ private:
 /// "exposed_comm_fraction":..,"wall_s":..,"peak_bytes":{<category>:..,...,
 /// "total":..},"ranks":N,"backend":"local"|"mpi","rank_peak_bytes":[{
 /// <category>:..,"total":..},...],"rank_exposed_comm_s":[..],
-/// "rank_exposed_comm_fraction":[..]}; peak_bytes is the largest of the
-/// ranks' peaks.
+/// "rank_exposed_comm_fraction":[..],"lr":..,"lr_source":"--lr"|"artifact"|
+/// "default"}; peak_bytes is the largest of the ranks' peaks; lr and
+/// lr_source only for a step with the hyper lr.
 std::string summaryJson(const RunSummary &summary);
 
 } // namespace zshard::run

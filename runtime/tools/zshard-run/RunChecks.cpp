@@ -43,3 +43,32 @@ void zshard::run::checkRanks(const Manifest &manifest,
        "), and " + run + " (compile it for " + std::to_string(ranks) +
        " ranks, or " + runIt + std::to_string(manifest.ranks) + ")");
 }
+
+void zshard::run::checkTarget(const Manifest &manifest,
+                              const RunOptions &options) {
+  bool onGpu = options.device == DeviceKind::Cuda;
+  if (manifest.target == "cuda" && !onGpu)
+    fail(manifest.path + ": the artifact is compiled for CUDA (target 'cuda'" +
+         (manifest.chip.empty() ? "" : ", chip " + manifest.chip) +
+         "); run it with --device cuda, or compile the step without "
+         "--target=cuda to run it on the CPU");
+  if (manifest.target == "cpu" && onGpu)
+    fail(manifest.path +
+         ": the artifact is compiled for the CPU (target 'cpu'); run it "
+         "without --device cuda, or compile the step with --target=cuda");
+}
+
+double zshard::run::runLr(const Manifest &manifest, const RunOptions &options,
+                          std::string *source) {
+  auto from = [&](const char *what, double value) {
+    if (source)
+      *source = what;
+    return value;
+  };
+  if (options.lrGiven)
+    return from("--lr", options.lr);
+  if (const ArgumentDesc *lr = manifest.findArgument(ArgRole::Hyper, "lr"))
+    if (lr->defaultValue)
+      return from("artifact", *lr->defaultValue);
+  return from("default", defaultLr);
+}

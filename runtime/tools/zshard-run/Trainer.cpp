@@ -12,6 +12,7 @@
 
 #include "Trainer.h"
 
+#include "Launch.h"
 #include "RankDevice.h"
 #include "RankRun.h"
 #include "RunChecks.h"
@@ -95,16 +96,6 @@ void trainMpi(const RunOptions &options, Clock::time_point wallStart) {
   trainProcess(options, wallStart, mpi.get(), device);
 }
 
-/// Whether a launcher such as mpirun started this process (by the variables
-/// it sets).
-bool launchedByMpi() {
-  for (const char *name :
-       {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK"})
-    if (std::getenv(name))
-      return true;
-  return false;
-}
-
 /// NCCL for the run's length: under mpirun MPI carries the id (the runtime
 /// must be built with MPI); otherwise ZSHARD_RANK, ZSHARD_WORLD_SIZE and
 /// ZSHARD_NCCL_ID_FILE (the runtime reads them). Then this process's GPU
@@ -164,9 +155,10 @@ void trainNccl(const RunOptions &options, Clock::time_point wallStart) {
 void trainLocal(const RunOptions &options, Clock::time_point wallStart) {
   // The artifact decides whether the run needs ranks at all; each rank loads
   // it again (cheap), as MPI processes do.
-  RankDevice device(options.device, 0);
   Manifest manifest = loadManifest(options.artifact);
+  checkTarget(manifest, options);
   checkRanks(manifest, options, options.ranks);
+  RankDevice device(options.device, 0);
   if (!manifest.sharded()) {
     Team team(nullptr, true);
     runRank(options, team, wallStart, device);

@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-//   zshard-run ARTIFACT.zsa [--ranks N] [--backend local|mpi] [--steps N]
-//              [--lr F] [--seed N] [--data F --data-dtype u16|u32]
+//   zshard-run ARTIFACT.zsa [--ranks N] [--backend local|mpi|nccl]
+//              [--device cpu|cuda] [--steps N] [--lr F] [--seed N]
+//              [--data F [--data-dtype u16|u32] [--data-inputs IN,TGT]]
 //              [--batch-file F] [--init-from F | --resume F |
 //              --resume-full F] [--save F] [--save-full F] [--log-json F]
 //              [--trace F] [--memory-timeline F [--memory-timeline-step N]]
@@ -17,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Launch.h"
 #include "Options.h"
 #include "Team.h"
 #include "Trainer.h"
@@ -31,6 +33,8 @@
 #include <cstring>
 #include <malloc.h>
 #include <new>
+#include <optional>
+#include <string>
 #include <thread>
 
 using namespace zshard;
@@ -45,17 +49,6 @@ static void keepFreedMemoryForReuse() {
   mallopt(M_TRIM_THRESHOLD, -1);
 }
 
-/// Whether this process is a rank other than 0 of an MPI launch (by the
-/// launchers' environment), which should not repeat errors every process
-/// sees alike, such as a bad command line.
-static bool isSecondaryMpiProcess() {
-  for (const char *name :
-       {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK"})
-    if (const char *rank = std::getenv(name))
-      return std::strcmp(rank, "0") != 0;
-  return false;
-}
-
 int main(int argc, char **argv) {
   keepFreedMemoryForReuse();
   try {
@@ -68,10 +61,15 @@ int main(int argc, char **argv) {
       std::printf("zshard-run %s\n", zshard_rt_version_string());
       return 0;
     }
+    if (std::optional<std::string> note = run::resolveLaunch(
+            options, [](const char *name) { return std::getenv(name); },
+            zshard_rt_build_features() & ZSHARD_RT_FEATURE_MPI))
+      if (!options.quiet && !run::isSecondaryMpiProcess())
+        std::fprintf(stderr, "%s\n", note->c_str());
     run::train(options);
     return 0;
   } catch (const run::UsageError &e) {
-    if (!isSecondaryMpiProcess()) {
+    if (!run::isSecondaryMpiProcess()) {
       std::fprintf(stderr, "zshard-run: error: %s\n%s\n", e.what(),
                    run::usageLine());
     } else {
@@ -79,6 +77,11 @@ int main(int argc, char **argv) {
       // first, before its message is out.
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
     }
+  } catch (const run::LaunchError &e) {
+    if (!run::isSecondaryMpiProcess())
+      std::fprintf(stderr, "zshard-run: error: %s\n", e.what());
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
   } catch (const run::AgreedFailure &e) {
     if (!e.quiet)
       std::fprintf(stderr, "zshard-run: error: %s\n", e.what());
