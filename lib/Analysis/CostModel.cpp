@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "zshard/Analysis/CostModel.h"
+#include "zshard/Analysis/ModulePaths.h"
 
 #include "zshard/Analysis/StepContract.h"
 
@@ -132,8 +133,9 @@ FailureOr<CostReport> CostModel::estimate(func::FuncOp step) const {
     if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
       std::optional<int64_t> ranks = groupSize(collective);
       if (!ranks)
-        return op.emitError("cost model: the grid of this collective has no "
-                            "static size");
+        return emitError(getReportLoc(&op),
+                         "cost model: the grid of this collective has no "
+                         "static size");
       StringRef kind = stringifyCollectiveKind(collective.getCollectiveKind());
       int64_t bytes = kind == "reduce_scatter" ? collective.getInputBytes()
                                                : collective.getResultBytes();
@@ -181,16 +183,19 @@ FailureOr<CostReport> CostModel::estimate(func::FuncOp step) const {
   return report;
 }
 
-std::string CostReport::toJSON() const {
-  llvm::json::Object object{{"step_s", stepSeconds},
+llvm::json::Object CostReport::toJSONObject() const {
+  return llvm::json::Object{{"step_s", stepSeconds},
                             {"compute_s", computeSeconds},
                             {"communication_s", communicationSeconds},
                             {"exposed_communication_s", exposedSeconds},
                             {"flops", flops},
                             {"collectives", collectives},
                             {"offload_s", offloadSeconds}};
+}
+
+std::string CostReport::toJSON() const {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << llvm::json::Value(std::move(object));
+  os << llvm::json::Value(toJSONObject());
   return text;
 }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "zshard/Analysis/MemoryPlan.h"
+#include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/StepContract.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -153,8 +154,9 @@ LogicalResult MemoryPlan::run() {
           Interval code = bounds(call.getOperand(0));
           if (!code.lo || code.lo != code.hi || *code.lo < 0 ||
               *code.lo >= kNumMemCategories)
-            return call.emitError("memory plan: the allocation category is "
-                                  "not a constant category");
+            return emitError(getReportLoc(call),
+                             "memory plan: the allocation category is "
+                             "not a constant category");
           current = int(*code.lo);
         }
       } else if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
@@ -166,20 +168,23 @@ LogicalResult MemoryPlan::run() {
           if (ShapedType::isDynamic(dim)) {
             Interval b = bounds(alloc.getDynamicSizes()[dynamic++]);
             if (!b.hi)
-              return alloc.emitError("memory plan: cannot bound the size of "
-                                     "this allocation");
+              return emitError(getReportLoc(alloc),
+                               "memory plan: cannot bound the size of "
+                               "this allocation");
             size = std::max<int64_t>(*b.hi, 0);
           }
           if (__builtin_mul_overflow(bytes, size, &bytes))
-            return alloc.emitError("memory plan: allocation size overflows");
+            return emitError(getReportLoc(alloc),
+                             "memory plan: allocation size overflows");
         }
         allocations[alloc.getResult()] = {current, bytes};
         charge(&op, current, bytes);
       } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
         auto it = allocations.find(rootBuffer(dealloc.getMemref()));
         if (it == allocations.end())
-          return dealloc.emitError("memory plan: deallocates a buffer that "
-                                   "is not an allocation of the step");
+          return emitError(getReportLoc(dealloc),
+                           "memory plan: deallocates a buffer that "
+                           "is not an allocation of the step");
         live[it->second.first] -= it->second.second;
         allocations.erase(it);
       }
@@ -200,7 +205,7 @@ LogicalResult MemoryPlan::run() {
     return success();
   };
   if (step.isExternal())
-    return step.emitError("memory plan: the step has no body");
+    return emitError(getReportLoc(step), "memory plan: the step has no body");
   return visit(step.front(), true);
 }
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "zshard/Analysis/OptimizerAnalysis.h"
+#include "zshard/Analysis/ModulePaths.h"
 
 using namespace mlir;
 using namespace mlir::zshard;
@@ -26,8 +27,9 @@ LogicalResult OptimizerAnalysis::run() {
   auto ret = cast<func::ReturnOp>(step.front().getTerminator());
   for (const StepArgument *param : contract.getArguments(ArgRole::Param)) {
     auto fail = [&](const Twine &why) {
-      return step.emitError() << "cannot shard the optimizer update of '"
-                              << param->name << "': " << why;
+      return emitError(getReportLoc(step))
+             << "cannot shard the optimizer update of '" << param->name
+             << "': " << why;
     };
     const StepResult *out = nullptr;
     for (const StepResult &result : contract.getResults())

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "zshard/Analysis/MemoryPlan.h"
+#include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Conversion/Passes.h"
 
 #include "mlir/Support/FileUtilities.h"
@@ -33,13 +34,14 @@ struct MemoryPlanPass
         step = func;
     });
     if (!step) {
-      getOperation().emitError("zshard-memory-plan: no function with a body");
+      emitError(getReportLoc(getOperation()),
+                "zshard-memory-plan: no function with a body");
       return signalPassFailure();
     }
     MemoryPlan plan(step);
     if (failed(plan.run()))
       return signalPassFailure();
-    InFlightDiagnostic remark = step.emitRemark()
+    InFlightDiagnostic remark = emitRemark(getReportLoc(step))
                                 << "memory plan: peak " << plan.getPeakTotal()
                                 << " bytes:";
     for (int c = 0; c < kNumMemCategories; ++c)
@@ -52,7 +54,7 @@ struct MemoryPlanPass
     std::string error;
     std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(report, &error);
     if (!out) {
-      getOperation().emitError("zshard-memory-plan: ") << error;
+      emitError(getReportLoc(getOperation()), "zshard-memory-plan: ") << error;
       return signalPassFailure();
     }
     out->os() << plan.toJSON() << "\n";

@@ -135,7 +135,11 @@ zshard::gen::createStepModule(mlir::MLIRContext &ctx, const GenOptions &opts) {
   ctx.loadDialect<mlir::arith::ArithDialect, mlir::func::FuncDialect,
                   mlir::linalg::LinalgDialect, mlir::math::MathDialect,
                   mlir::tensor::TensorDialect>();
-  mlir::Location root = mlir::NameLoc::get(mlir::StringAttr::get(&ctx, ""));
+  // The root module path around a file location, which diagnostics about the
+  // module or the step print (`zshard-gen:0:0:`) rather than `loc("")`.
+  mlir::Location root =
+      mlir::NameLoc::get(mlir::StringAttr::get(&ctx, ""),
+                         mlir::FileLineColLoc::get(&ctx, "zshard-gen", 0, 0));
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(root);
   if (opts.shapesOnly)
     (*module)->setAttr("zshard.shapes_only", mlir::UnitAttr::get(&ctx));

@@ -46,8 +46,8 @@ OwningOpRef<ModuleOp> zshard::gen::buildGptStep(MLIRContext &ctx,
                                                 const GptConfig &cfg,
                                                 const GenOptions &opts) {
   OwningOpRef<ModuleOp> module = createStepModule(ctx, opts);
-  Location root = module->getLoc();
-  ImplicitLocOpBuilder b(root, &ctx);
+  // Ops outside a block are at the root module path.
+  ImplicitLocOpBuilder b(NameLoc::get(StringAttr::get(&ctx, "")), &ctx);
   StepBuilder sb(b, opts.dtype);
   StepSignature sig(sb);
 

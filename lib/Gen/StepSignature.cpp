@@ -100,6 +100,8 @@ func::FuncOp StepSignature::create(ModuleOp module) {
   func.setAllArgAttrs(argAttrs);
   func.setAllResultAttrs(resultAttrs);
   Block *entry = func.addEntryBlock();
+  // The step is where the module is; its arguments are at the root path.
+  func->setLoc(module.getLoc());
   b.setInsertionPointToStart(entry);
   return func;
 }

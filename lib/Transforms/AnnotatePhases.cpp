@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/PhaseAnalysis.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Transforms/Passes.h"
@@ -30,8 +31,9 @@ struct AnnotatePhasesPass
     func::FuncOp step = contract.getStep();
     PhaseAnalysis phases(step);
     if (failed(phases.run())) {
-      step.emitError("cannot derive phases: the step needs a loss result and "
-                     "a single-block body");
+      emitError(getReportLoc(step),
+                "cannot derive phases: the step needs a loss result and "
+                "a single-block body");
       return signalPassFailure();
     }
     Builder builder(&getContext());

@@ -5,13 +5,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "zshard/Analysis/CostModel.h"
+#include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Transforms/Passes.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/ToolOutputFile.h"
-
-#include <sstream>
 
 namespace mlir {
 namespace zshard {
@@ -33,14 +32,16 @@ struct CostModelPass
     ModuleOp module = getOperation();
     std::optional<DeviceModel> dev = lookupDevice(device);
     if (!dev) {
-      module.emitError() << "zshard-cost-model: unknown device '" << device
-                         << "'; presets: " << getDevicePresetNames();
+      emitError(getReportLoc(module))
+          << "zshard-cost-model: unknown device '" << device
+          << "'; presets: " << getDevicePresetNames();
       return signalPassFailure();
     }
     std::optional<LinkModel> net = lookupLink(link);
     if (!net) {
-      module.emitError() << "zshard-cost-model: unknown link '" << link
-                         << "'; presets: " << getLinkPresetNames();
+      emitError(getReportLoc(module))
+          << "zshard-cost-model: unknown link '" << link
+          << "'; presets: " << getLinkPresetNames();
       return signalPassFailure();
     }
     if (peakFlops > 0)
@@ -58,22 +59,21 @@ struct CostModelPass
         CostModel(*dev, *net).estimate(contract.getStep());
     if (failed(cost))
       return signalPassFailure();
-    auto g = [](double seconds) {
-      std::ostringstream os;
-      os << seconds; // 6 significant digits
-      return os.str();
-    };
-    contract.getStep().emitRemark()
-        << "cost model (" << dev->name << ", " << net->name << "): step "
-        << g(cost->stepSeconds) << " s, compute " << g(cost->computeSeconds)
-        << " s, communication " << g(cost->communicationSeconds)
-        << " s, exposed " << g(cost->exposedSeconds) << " s";
+    // The figures as one JSON object, named by the presets they assume.
+    llvm::json::Object figures = cost->toJSONObject();
+    figures["device"] = dev->name;
+    figures["link"] = net->name;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::json::Value(std::move(figures));
+    emitRemark(getReportLoc(contract.getStep()))
+        << "zshard-cost-model: " << text;
     if (report.empty())
       return;
     std::string error;
     std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(report, &error);
     if (!out) {
-      module.emitError("zshard-cost-model: ") << error;
+      emitError(getReportLoc(module), "zshard-cost-model: ") << error;
       return signalPassFailure();
     }
     out->os() << cost->toJSON() << "\n";

@@ -10,6 +10,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 #include "zshard/Support/UnitLayout.h"
@@ -67,7 +68,8 @@ struct FormUnitsPass : public mlir::zshard::impl::FormUnitsBase<FormUnitsPass> {
   /// Unit name -> member argument indices, in the order units are declared.
   using Grouping = llvm::MapVector<std::string, SmallVector<unsigned>,
                                    std::map<std::string, unsigned>>;
-  LogicalResult groupByPattern(ArrayRef<const StepArgument *> params,
+  LogicalResult groupByPattern(func::FuncOp step,
+                               ArrayRef<const StepArgument *> params,
                                Grouping &units);
   LogicalResult groupBySize(ArrayRef<const StepArgument *> params,
                             Grouping &units);
@@ -77,9 +79,8 @@ struct FormUnitsPass : public mlir::zshard::impl::FormUnitsBase<FormUnitsPass> {
 
 } // namespace
 
-LogicalResult
-FormUnitsPass::groupByPattern(ArrayRef<const StepArgument *> params,
-                              Grouping &units) {
+LogicalResult FormUnitsPass::groupByPattern(
+    func::FuncOp step, ArrayRef<const StepArgument *> params, Grouping &units) {
   SmallVector<PathPattern> patterns;
   SmallVector<StringRef> texts;
   StringRef(pattern).split(texts, ',', -1, /*KeepEmpty=*/false);
@@ -87,12 +88,12 @@ FormUnitsPass::groupByPattern(ArrayRef<const StepArgument *> params,
     PathPattern parts;
     text.trim().split(parts, '.');
     if (llvm::any_of(parts, [](StringRef p) { return p.empty(); }))
-      return getOperation().emitError()
+      return emitError(getReportLoc(getOperation()))
              << "zshard-form-units: bad module path pattern '" << text << "'";
     patterns.push_back(parts);
   }
   if (patterns.empty())
-    return getOperation().emitError()
+    return emitError(getReportLoc(getOperation()))
            << "zshard-form-units: the transformer policy needs a pattern";
   bool matched = false;
   for (const StepArgument *param : params) {
@@ -104,17 +105,17 @@ FormUnitsPass::groupByPattern(ArrayRef<const StepArgument *> params,
     units[unit.value_or(kRootUnit.str())].push_back(param->index);
   }
   if (!matched && !params.empty())
-    return getOperation().emitError()
+    return emitError(getReportLoc(getOperation()))
            << "zshard-form-units: pattern '" << pattern
-           << "' matches no parameter; every parameter would land in @root "
-              "(use policy=size or a pattern such as h.<i>)";
+           << "' matches no parameter; every parameter would land in @root ("
+           << describeBlockPatterns(step) << "; or use policy=size)";
   return success();
 }
 
 LogicalResult FormUnitsPass::groupBySize(ArrayRef<const StepArgument *> params,
                                          Grouping &units) {
   if (minParams <= 0)
-    return getOperation().emitError()
+    return emitError(getReportLoc(getOperation()))
            << "zshard-form-units: min-params must be positive, got "
            << minParams;
   int64_t held = 0;
@@ -140,18 +141,18 @@ FormUnitsPass::groupExplicitly(ArrayRef<const StepArgument *> params,
   SmallVector<StringRef> groups;
   StringRef(explicitUnits).split(groups, ';', -1, /*KeepEmpty=*/false);
   if (groups.empty())
-    return getOperation().emitError()
+    return emitError(getReportLoc(getOperation()))
            << "zshard-form-units: the explicit policy needs "
               "units=\"name=param,param;...\"";
   for (StringRef group : groups) {
     auto [unitName, members] = group.split('=');
     unitName = unitName.trim();
     if (unitName.empty() || members.trim().empty())
-      return getOperation().emitError()
+      return emitError(getReportLoc(getOperation()))
              << "zshard-form-units: '" << group
              << "' is not of the form name=param,param";
     if (units.count(unitName.str()))
-      return getOperation().emitError()
+      return emitError(getReportLoc(getOperation()))
              << "zshard-form-units: unit '" << unitName << "' is listed twice";
     SmallVector<unsigned> &indices = units[unitName.str()];
     SmallVector<StringRef> names;
@@ -160,12 +161,12 @@ FormUnitsPass::groupExplicitly(ArrayRef<const StepArgument *> params,
       StringRef name = raw.trim();
       auto it = byName.find(name);
       if (it == byName.end())
-        return getOperation().emitError()
+        return emitError(getReportLoc(getOperation()))
                << "zshard-form-units: unit '" << unitName
                << "' names unknown parameter '" << name << "'";
       auto [prev, inserted] = owner.try_emplace(name, unitName.str());
       if (!inserted)
-        return getOperation().emitError()
+        return emitError(getReportLoc(getOperation()))
                << "zshard-form-units: parameter '" << name
                << "' is listed in units '" << prev->second << "' and '"
                << unitName << "'; a parameter lives in one unit";
@@ -181,7 +182,7 @@ FormUnitsPass::groupExplicitly(ArrayRef<const StepArgument *> params,
 void FormUnitsPass::runOnOperation() {
   ModuleOp module = getOperation();
   auto fail = [&](const Twine &message) {
-    module.emitError() << "zshard-form-units: " << message;
+    emitError(getReportLoc(module)) << "zshard-form-units: " << message;
     signalPassFailure();
   };
   StepContract contract(module);
@@ -230,8 +231,9 @@ void FormUnitsPass::runOnOperation() {
       contract.getArguments(ArgRole::Param);
   Grouping units;
   LogicalResult grouped =
-      policy == "transformer" ? groupByPattern(params, units)
-      : policy == "size"      ? groupBySize(params, units)
+      policy == "transformer"
+          ? groupByPattern(contract.getStep(), params, units)
+      : policy == "size" ? groupBySize(params, units)
       : policy == "explicit"
           ? groupExplicitly(params, units)
           : (fail("unknown policy '" + policy +
@@ -242,7 +244,7 @@ void FormUnitsPass::runOnOperation() {
 
   int64_t groupSize = ranks / replicas;
   OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
-  Location loc = module.getLoc();
+  Location loc = getReportLoc(module);
   SmallVector<int64_t> gridShape =
       hybrid ? SmallVector<int64_t>{replicas, groupSize}
              : SmallVector<int64_t>{ranks};
@@ -263,7 +265,7 @@ void FormUnitsPass::runOnOperation() {
                                           arg.type.getShape().end())});
       Type element = arg.type.getElementType();
       if (paramType && paramType != element) {
-        InFlightDiagnostic diag = module.emitError()
+        InFlightDiagnostic diag = emitError(getReportLoc(module))
                                   << "zshard-form-units: unit '" << name
                                   << "' would mix element types " << paramType
                                   << " and " << element;

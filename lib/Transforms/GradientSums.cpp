@@ -6,6 +6,7 @@
 
 #include "GradientSums.h"
 
+#include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -45,7 +46,7 @@ mlir::zshard::findGradientSums(Value grad, Operation *update, StringRef param) {
       continue;
     auto sum = dyn_cast<linalg::GenericOp>(user);
     if (!sum || !isWholeSum(sum, grad))
-      return user->emitError()
+      return emitError(getReportLoc(user))
              << "zshard-shard: the gradient of '" << param
              << "' is read here, outside its optimizer update; besides the "
                 "update only whole sums of a gradient (such as the terms of "
@@ -129,9 +130,10 @@ mlir::zshard::combinePartialSums(MutableArrayRef<PartialSum> partialSums) {
              << first.getSymName() << "'; zshard-shard needs one shard group "
              << "for a sum across units";
     if (p.partial.getType() != partialSums.front().partial.getType())
-      return p.sum.emitError("zshard-shard: whole sums over gradients of "
-                             "different element types cannot be reduced "
-                             "together");
+      return emitError(getReportLoc(p.sum),
+                       "zshard-shard: whole sums over gradients of "
+                       "different element types cannot be reduced "
+                       "together");
     Operation *def = p.partial.getDefiningOp();
     if (!last || last->isBeforeInBlock(def))
       last = def;
@@ -139,7 +141,7 @@ mlir::zshard::combinePartialSums(MutableArrayRef<PartialSum> partialSums) {
   // One all-reduce of all partial sums, after the last of them.
   OpBuilder builder(last->getContext());
   builder.setInsertionPointAfter(last);
-  Location loc = NameLoc::get(builder.getStringAttr(""));
+  Location loc = getRootPathLoc(last->getParentOfType<func::FuncOp>());
   Type element =
       cast<RankedTensorType>(partialSums.front().partial.getType())
           .getElementType();

@@ -13,6 +13,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/PhaseAnalysis.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
@@ -138,11 +139,12 @@ void PrefetchPass::place(Gather &g, Operation *before, ArrayRef<Gather *> all,
         before = g.wait;
     }
     if (int64_t(liveAt(before, all, &g).size()) >= maxInflight)
-      g.start.emitWarning()
+      emitWarning(getReportLoc(g.start))
           << "zshard-prefetch: " << liveAt(before, all, &g).size()
           << " other gathered units are still live where this unit is "
              "needed, so max-inflight="
-          << int64_t(maxInflight) << " cannot hold here (they are not released before)";
+          << int64_t(maxInflight)
+          << " cannot hold here (they are not released before)";
   }
   if (before != original) {
     bool earlier = before->isBeforeInBlock(original);
@@ -269,14 +271,15 @@ void PrefetchPass::bucket(SmallVector<Gather> &gathers) {
 
 void PrefetchPass::runOnOperation() {
   if (backward != "pre" && backward != "post" && backward != "none") {
-    getOperation().emitError()
+    emitError(getReportLoc(getOperation()))
         << "zshard-prefetch: backward must be pre, post or none, got '"
         << backward << "'";
     return signalPassFailure();
   }
   if (forwardDepth < 0 || maxInflight < 0 || bucketBytes < 0) {
-    getOperation().emitError("zshard-prefetch: forward-depth, max-inflight "
-                             "and bucket-bytes must not be negative");
+    emitError(getReportLoc(getOperation()),
+              "zshard-prefetch: forward-depth, max-inflight "
+              "and bucket-bytes must not be negative");
     return signalPassFailure();
   }
   StepContract contract(getOperation());
@@ -309,7 +312,8 @@ void PrefetchPass::runOnOperation() {
 
   PhaseAnalysis phases(step);
   if (failed(phases.run())) {
-    step.emitError("zshard-prefetch: cannot derive the phases of the step");
+    emitError(getReportLoc(step),
+              "zshard-prefetch: cannot derive the phases of the step");
     return signalPassFailure();
   }
 

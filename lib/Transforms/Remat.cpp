@@ -10,6 +10,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/PhaseAnalysis.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Transforms/Passes.h"
@@ -132,7 +133,7 @@ SmallVector<Operation *> RematPass::recomputeSet(const RematBlock &block,
 void RematPass::runOnOperation() {
   ModuleOp module = getOperation();
   auto fail = [&](const Twine &message) {
-    module.emitError("zshard-remat: ") << message;
+    emitError(getReportLoc(module), "zshard-remat: ") << message;
     signalPassFailure();
   };
   StringRef text = policy;
@@ -159,6 +160,8 @@ void RematPass::runOnOperation() {
     return fail("cannot derive the phases of the step");
   phases = &phaseAnalysis;
 
+  if (policy != "none" && failed(verifyModulePaths(step, "zshard-remat")))
+    return signalPassFailure();
   SmallVector<StringRef> patternParts;
   StringRef(pattern).split(patternParts, '.');
   llvm::MapVector<StringRef, RematBlock> blocksByName;
@@ -166,11 +169,10 @@ void RematPass::runOnOperation() {
   for (Operation &op : body.without_terminator()) {
     if (phaseAnalysis.getPhase(&op) != Phase::Forward)
       continue;
-    auto loc = dyn_cast<NameLoc>(op.getLoc());
-    if (!loc)
+    std::optional<StringRef> path = getModulePath(op.getLoc());
+    if (!path)
       continue;
-    std::optional<std::string> name =
-        blockOf(loc.getName().getValue(), patternParts);
+    std::optional<std::string> name = blockOf(*path, patternParts);
     if (!name)
       continue;
     StringRef key = *names.insert(*name).first;
@@ -183,8 +185,9 @@ void RematPass::runOnOperation() {
   for (auto &entry : blocksByName)
     blocks.push_back(&entry.second);
   if (blocks.empty() && policy != "none")
-    return fail("pattern '" + pattern + "' matches no forward op; no block "
-                "to checkpoint");
+    return fail("pattern '" + pattern +
+                "' matches no forward op; no block to checkpoint (" +
+                describeBlockPatterns(step) + ")");
 
   // The values each block's forward keeps for backward.
   auto savedOf = [&](const RematBlock &block) {
@@ -207,9 +210,14 @@ void RematPass::runOnOperation() {
     StringRef(this->blocks).split(wanted, ',', -1, false);
     for (StringRef name : wanted) {
       auto it = blocksByName.find(name.trim());
-      if (it == blocksByName.end())
+      if (it == blocksByName.end()) {
+        SmallVector<StringRef> known;
+        for (RematBlock *block : blocks)
+          known.push_back(block->name);
         return fail("blocks names '" + name.trim() +
-                    "', which is not a block of pattern '" + pattern + "'");
+                    "', which is not a block of pattern '" + pattern +
+                    "' (its blocks are " + llvm::join(known, ", ") + ")");
+      }
       chosen.insert(&it->second);
     }
   } else if (budget >= 0) {
@@ -291,12 +299,12 @@ void RematPass::runOnOperation() {
     for (RematBlock *block : blocks)
       if (chosen.contains(block))
         picked.push_back(block->name);
-    module.emitRemark() << "zshard-remat: budget=" << budget
-                        << " bytes: checkpointing " << chosen.size() << " of "
-                        << blocks.size() << " blocks ("
-                        << llvm::join(picked, ", ") << "); " << current
-                        << " bytes of activations live across forward and "
-                           "backward";
+    emitRemark(getReportLoc(module))
+        << "zshard-remat: budget=" << budget << " bytes: checkpointing "
+        << chosen.size() << " of " << blocks.size() << " blocks ("
+        << llvm::join(picked, ", ") << "); " << current
+        << " bytes of activations live across forward and "
+           "backward";
   } else if (policy != "none") {
     for (auto [i, block] : llvm::enumerate(blocks))
       if (!every || i % every == 0)
@@ -321,7 +329,7 @@ void RematPass::runOnOperation() {
           first = top;
       }
     if (!first || !ops.back()->isBeforeInBlock(first)) {
-      block->ops.front()->emitRemark()
+      emitRemark(getReportLoc(block->ops.front()))
           << "zshard-remat: block '" << block->name
           << "' is read by backward before its forward ends; not checkpointed";
       continue;

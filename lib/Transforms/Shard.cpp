@@ -11,6 +11,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/OptimizerAnalysis.h"
 #include "zshard/Analysis/PhaseAnalysis.h"
 #include "zshard/Analysis/StepContract.h"
@@ -377,7 +378,8 @@ void ShardPass::runOnOperation() {
   step = stepContract.getStep();
   PhaseAnalysis phaseAnalysis(step);
   if (failed(phaseAnalysis.run())) {
-    step.emitError("zshard-shard: cannot derive the phases of the step");
+    emitError(getReportLoc(step),
+              "zshard-shard: cannot derive the phases of the step");
     return signalPassFailure();
   }
   OptimizerAnalysis optimizerAnalysis(stepContract, phaseAnalysis);
@@ -401,8 +403,9 @@ void ShardPass::runOnOperation() {
     plans.push_back(std::move(plan));
   }
   if (plans.empty()) {
-    module.emitError("zshard-shard: the module has no units; run "
-                     "zshard-form-units first");
+    emitError(getReportLoc(module),
+              "zshard-shard: the module has no units; run "
+              "zshard-form-units first");
     return signalPassFailure();
   }
 
@@ -416,7 +419,7 @@ void ShardPass::runOnOperation() {
     if (!rankCoord) {
       OpBuilder entry = OpBuilder::atBlockBegin(&body(step));
       rankCoord = shard::ProcessMultiIndexOp::create(
-                      entry, NameLoc::get(entry.getStringAttr("")),
+                      entry, getRootPathLoc(step),
                       TypeRange{entry.getIndexType()}, plan.unit.getGridAttr(),
                       entry.getDenseI16ArrayAttr(
                           {static_cast<int16_t>(plan.unit.getShardAxes()[0])}))
@@ -457,8 +460,8 @@ void ShardPass::runOnOperation() {
         m.update->op->erase();
   for (unsigned i : deadArgs.set_bits())
     if (!body(step).getArgument(i).use_empty()) {
-      step.emitError() << "zshard-shard: argument #" << i
-                       << " is still used after sharding";
+      emitError(getReportLoc(step))
+          << "zshard-shard: argument #" << i << " is still used after sharding";
       return signalPassFailure();
     }
   if (failed(step.eraseArguments(deadArgs)))

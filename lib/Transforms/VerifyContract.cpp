@@ -11,6 +11,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/PhaseAnalysis.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Transforms/Passes.h"
@@ -38,13 +39,6 @@ bool isContractDialect(StringRef ns) {
   return allowed.contains(ns);
 }
 
-/// The module path of `loc`: the name of a NameLoc, possibly wrapping a child.
-std::optional<StringRef> getModulePath(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().getValue();
-  return std::nullopt;
-}
-
 struct VerifyContractPass
     : public mlir::zshard::impl::VerifyContractBase<VerifyContractPass> {
   void runOnOperation() override;
@@ -56,34 +50,34 @@ struct VerifyContractPass
 
 LogicalResult VerifyContractPass::verifyBody(func::FuncOp step) {
   if (!llvm::hasSingleElement(step.getBody()))
-    return step.emitError("the step body must be a single block (no "
-                          "top-level control flow)");
+    return emitError(getReportLoc(step),
+                     "the step body must be a single block (no "
+                     "top-level control flow)");
   bool ok = true;
   step.getBody().walk([&](Operation *op) {
     StringRef ns = op->getName().getDialectNamespace();
     if (!isContractDialect(ns)) {
-      op->emitError() << "op '" << op->getName()
-                      << "' is outside the contract's dialects (func, "
-                         "linalg, tensor, arith, math; zshard once sharded)";
+      emitError(getReportLoc(op))
+          << "op '" << op->getName()
+          << "' is outside the contract's dialects (func, "
+             "linalg, tensor, arith, math; zshard once sharded)";
       ok = false;
     }
   });
+  // A step that lost its module paths lost them all (printed without debug
+  // info): one error says so, not one per op.
+  if (failed(verifyModulePaths(step)))
+    ok = false;
   for (Operation &op : step.front()) {
     ++numOps;
     // Constants take the path of their users: canonicalization hoists them
     // out of linalg bodies without one.
-    if (isa<func::ReturnOp>(op) || op.hasTrait<OpTrait::ConstantLike>())
+    if (!needsModulePath(&op))
       continue;
     std::optional<StringRef> path = getModulePath(op.getLoc());
-    if (!path) {
-      op.emitError() << "op '" << op.getName()
-                     << "' has no module path: give it a name location "
-                        "such as loc(\"h.0.attn\")";
-      ok = false;
-      continue;
-    }
-    if (!isValidDottedPath(*path, /*allowEmpty=*/true)) {
-      op.emitError() << "module path '" << *path << "' is not a dotted path";
+    if (path && !isValidDottedPath(*path, /*allowEmpty=*/true)) {
+      emitError(getReportLoc(&op))
+          << "module path '" << *path << "' is not a dotted path";
       ok = false;
     }
   }
@@ -94,8 +88,9 @@ LogicalResult VerifyContractPass::verifyPhases(func::FuncOp step,
                                                const StepContract &contract) {
   PhaseAnalysis phases(step);
   if (failed(phases.run()))
-    return step.emitError("cannot derive phases: the step needs a loss "
-                          "result and a single-block body");
+    return emitError(getReportLoc(step),
+                     "cannot derive phases: the step needs a loss "
+                     "result and a single-block body");
   bool ok = true;
   bool reportedStateInLoss = false;
   for (Operation &op : step.front().without_terminator()) {
@@ -107,12 +102,13 @@ LogicalResult VerifyContractPass::verifyPhases(func::FuncOp step,
     if (arg && !reportedStateInLoss) {
       reportedStateInLoss = true;
       const StepArgument &source = contract.getArguments()[*arg];
-      op.emitError() << "the loss depends on "
-                     << (source.role == ArgRole::Hyper ? "hyper-parameter"
-                                                       : "optimizer state")
-                     << " '" << source.name << "' (argument #" << *arg
-                     << ") through this op; the loss must be that of the "
-                        "parameters going in";
+      emitError(getReportLoc(&op))
+          << "the loss depends on "
+          << (source.role == ArgRole::Hyper ? "hyper-parameter"
+                                            : "optimizer state")
+          << " '" << source.name << "' (argument #" << *arg
+          << ") through this op; the loss must be that of the "
+             "parameters going in";
       ok = false;
     }
     Attribute explicitPhase = op.getAttr(contract::kPhase);
@@ -122,13 +118,16 @@ LogicalResult VerifyContractPass::verifyPhases(func::FuncOp step,
     std::optional<Phase> stated =
         text ? symbolizePhase(text.getValue()) : std::nullopt;
     if (!stated) {
-      op.emitError() << "zshard.phase must be \"forward\", \"backward\" or "
-                        "\"optimizer\", got "
-                     << explicitPhase;
+      emitError(getReportLoc(&op))
+          << "zshard.phase of op '" << op.getName()
+          << "' must be \"forward\", \"backward\" or \"optimizer\", got "
+          << explicitPhase;
       ok = false;
     } else if (*stated != *derived) {
-      op.emitError() << "op is marked '" << stringifyPhase(*stated)
-                     << "' but derives as '" << stringifyPhase(*derived) << "'";
+      emitError(getReportLoc(&op))
+          << "op '" << op.getName() << "' is marked '"
+          << stringifyPhase(*stated) << "' but derives as '"
+          << stringifyPhase(*derived) << "'";
       ok = false;
     }
   }

@@ -1,4 +1,4 @@
-// RUN: zshard-opt %s --zshard-collectives-to-runtime | FileCheck %s \
+// RUN: zshard-opt %s --mlir-print-debuginfo=false --zshard-collectives-to-runtime | FileCheck %s \
 // RUN:   --implicit-check-not=zshard.all_ --implicit-check-not=zshard.reduce_ \
 // RUN:   --implicit-check-not=zshard.wait --implicit-check-not=zshard.release \
 // RUN:   --implicit-check-not=zshard.unit --implicit-check-not=shard.grid

@@ -1,4 +1,4 @@
-// RUN: zshard-opt %s --zshard-gpu-merge-kernel-modules --split-input-file | FileCheck %s
+// RUN: zshard-opt %s --mlir-print-debuginfo=false --zshard-gpu-merge-kernel-modules --split-input-file | FileCheck %s
 
 // Tests that the kernels of three outlined modules end up in the first one,
 // each named after the module it came from (the first keeps its name), and

@@ -1,4 +1,4 @@
-// RUN: zshard-opt %s --zshard-matmul-to-runtime --split-input-file | FileCheck %s
+// RUN: zshard-opt %s --mlir-print-debuginfo=false --zshard-matmul-to-runtime --split-input-file | FileCheck %s
 
 // Tests that a plain f32 matmul becomes one sgemm call: no transposes,
 // batch 1, M N K from the shapes, leading dimensions from the strides.

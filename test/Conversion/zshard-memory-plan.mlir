@@ -1,5 +1,12 @@
-// RUN: zshard-opt %s --split-input-file --verify-diagnostics --mlir-print-op-on-diagnostic=false --zshard-memory-plan=report=%t.json
+// RUN: zshard-opt %s --split-input-file --verify-diagnostics --zshard-memory-plan=report=%t.json
 // RUN: FileCheck %s --check-prefix=JSON < %t.json
+// RUN: sed /expected-/d %s | not zshard-opt --split-input-file --zshard-memory-plan -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SHORT --implicit-check-not="see current operation"
+
+// Tests that the remark prints its figures and where the peak is, not the
+// step.
+// SHORT: <stdin>:{{[0-9]+}}:1: remark: memory plan: peak 400 bytes: parameters 0 gradients 200 optimizer_state 0 activations 160 communication 0 other 40 host_offload 0
+// SHORT: <stdin>:{{[0-9]+}}:8: note: the peak is reached here
 
 // Tests the plan of a step walked in program order: each alloc charged to
 // the category the last zshard_rt_step_set_alloc_category call chose

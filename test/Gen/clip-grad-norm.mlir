@@ -4,8 +4,8 @@
 // gradient by that coefficient before anything else, as
 // torch.nn.utils.clip_grad_norm_ followed by torch.optim.AdamW.
 
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 --clip-grad-norm 0.5 | zshard-opt --zshard-verify-contract --mlir-print-local-scope | FileCheck %s
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 | zshard-opt --mlir-print-local-scope | FileCheck %s --check-prefix=OFF
+// RUN: zshard-gen mlp --widths 4,3 --batch 2 --clip-grad-norm 0.5 | zshard-opt --zshard-verify-contract --mlir-print-debuginfo=false | FileCheck %s
+// RUN: zshard-gen mlp --widths 4,3 --batch 2 | zshard-opt --mlir-print-debuginfo=false | FileCheck %s --check-prefix=OFF
 
 // CHECK:      %[[W:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%[[GW:.*]] : tensor<4x3xf32>) outs(%{{.*}} : tensor<f32>)
 // CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[OUT:.*]]: f32):

@@ -1,5 +1,13 @@
-// RUN: zshard-opt %s --split-input-file --verify-diagnostics --mlir-print-op-on-diagnostic=false \
+// RUN: zshard-opt %s --split-input-file --verify-diagnostics \
 // RUN:   --zshard-cost-model="device=cpu link=eth10 peak-flops=1024 mem-bandwidth=1e15 link-bandwidth=48 link-latency=0"
+// RUN: sed /expected-remark/d %s | zshard-opt --split-input-file -o /dev/null \
+// RUN:   --zshard-cost-model="device=cpu link=eth10 peak-flops=1024 mem-bandwidth=1e15 link-bandwidth=48 link-latency=0" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=JSON --implicit-check-not=note: --implicit-check-not=builtin.module
+// RUN: sed /expected-remark/d %s | zshard-opt --split-input-file -o /dev/null \
+// RUN:   --zshard-cost-model="device=cpu link=eth10 peak-flops=1024 mem-bandwidth=1e15 link-bandwidth=48 link-latency=0" 2>&1 \
+// RUN:   | sed -n 's/.*remark: zshard-cost-model: //p' \
+// RUN:   | %python -c "import json, sys; print([json.loads(line)['step_s'] for line in sys.stdin])" \
+// RUN:   | FileCheck %s --check-prefix=PARSED
 // RUN: not zshard-opt %s --split-input-file --zshard-cost-model="device=tpu" 2>&1 | FileCheck %s --check-prefix=DEV
 // RUN: not zshard-opt %s --split-input-file --zshard-cost-model="link=carrier-pigeon" 2>&1 | FileCheck %s --check-prefix=LINK
 
@@ -9,7 +17,7 @@
 // init 64 elements (0.0625 s). Synchronous, the gather comes first and is
 // exposed: 2.0625 s.
 shard.grid @world(shape = 4)
-// expected-remark @+1 {{cost model (cpu, eth10): step 2.0625 s, compute 1.0625 s, communication 1 s, exposed 1 s}}
+// expected-remark @+1 {{zshard-cost-model: {"collectives":1,"communication_s":1,"compute_s":1.0625,"device":"cpu","exposed_communication_s":1,"flops":1088,"link":"eth10","offload_s":0,"step_s":2.0625}}}
 func.func @train_step(%s: tensor<4xf32> {zshard.role = "batch", zshard.name = "s"},
                       %a: tensor<8x8xf32> {zshard.role = "batch", zshard.name = "a"})
     -> (tensor<f32> {zshard.role = "loss"}) attributes {zshard.step} {
@@ -30,7 +38,7 @@ func.func @train_step(%s: tensor<4xf32> {zshard.role = "batch", zshard.name = "s
 // behind the fill and the matmul: the step is their 1.0625 s and nothing
 // is exposed.
 shard.grid @world(shape = 4)
-// expected-remark @+1 {{cost model (cpu, eth10): step 1.0625 s, compute 1.0625 s, communication 1 s, exposed 0 s}}
+// expected-remark @+1 {{zshard-cost-model: {"collectives":1,"communication_s":1,"compute_s":1.0625,"device":"cpu","exposed_communication_s":0,"flops":1088,"link":"eth10","offload_s":0,"step_s":1.0625}}}
 func.func @train_step(%s: tensor<4xf32> {zshard.role = "batch", zshard.name = "s"},
                       %a: tensor<8x8xf32> {zshard.role = "batch", zshard.name = "a"})
     -> (tensor<f32> {zshard.role = "loss"}) attributes {zshard.step} {
@@ -45,6 +53,12 @@ func.func @train_step(%s: tensor<4xf32> {zshard.role = "batch", zshard.name = "s
   %l = tensor.from_elements %x : tensor<f32> loc("")
   return %l : tensor<f32> loc("")
 }
+
+// Tests that the remark is one line whose payload is one JSON object, with
+// no dump of the module after it.
+// JSON: <stdin>:{{[0-9]+}}:1: remark: zshard-cost-model: {"collectives":1,"communication_s":1,"compute_s":1.0625,"device":"cpu","exposed_communication_s":1,"flops":1088,"link":"eth10","offload_s":0,"step_s":2.0625}{{$}}
+// JSON: <stdin>:{{[0-9]+}}:1: remark: zshard-cost-model: {"collectives":1,"communication_s":1,"compute_s":1.0625,"device":"cpu","exposed_communication_s":0,"flops":1088,"link":"eth10","offload_s":0,"step_s":1.0625}{{$}}
+// PARSED: [2.0625, 1.0625]
 
 // DEV: error: {{.*}}zshard-cost-model: unknown device 'tpu'; presets: a100, h100, h200, cpu
 // LINK: error: {{.*}}zshard-cost-model: unknown link 'carrier-pigeon'; presets: nvlink, ib, eth100, eth10

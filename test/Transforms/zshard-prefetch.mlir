@@ -1,4 +1,4 @@
-// RUN: zshard-gen mlp --widths 4,6,5,3 --batch 2 | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard --zshard-async --mlir-print-debuginfo -o %t.mlir
+// RUN: zshard-gen mlp --widths 4,6,5,3 --batch 2 | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard --zshard-async -o %t.mlir
 // RUN: zshard-opt %t.mlir --zshard-prefetch --zshard-verify-contract | FileCheck %s --check-prefix=PRE
 // RUN: zshard-opt %t.mlir --zshard-prefetch="forward-depth=2 backward=post" | FileCheck %s --check-prefix=POST
 // RUN: zshard-opt %t.mlir --zshard-prefetch="forward-depth=0 backward=none" | FileCheck %s --check-prefix=NONE
@@ -79,7 +79,7 @@
 
 // shard_grad_op keeps each gathered unit until backward, so a limit of one
 // unit cannot hold; the pass says so where it cannot.
-// NOHOLD: warning: zshard-prefetch: 1 other gathered units are still live where this unit is needed, so max-inflight=1 cannot hold here (they are not released before)
+// NOHOLD: warning: loc("fc.2"): zshard-prefetch: 1 other gathered units are still live where this unit is needed, so max-inflight=1 cannot hold here (they are not released before)
 
 // bucket-bytes=300: fc.0 (120 gathered bytes) and fc.1 (144) fit one
 // bucket, fc.2 (72) would not join them (336 > 300): one all_gather of both

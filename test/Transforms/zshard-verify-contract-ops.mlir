@@ -48,7 +48,7 @@ func.func @train_step(
 // -----
 
 // Tests that every top-level op other than a constant has a module path.
-// CHECK: /tmp/x.py:3:1: error: op 'tensor.empty' has no module path: give it a name location such as loc("h.0.attn")
+// CHECK: /tmp/x.py:3:1: error: op 'tensor.empty' has no module path; module paths are name locations such as loc("h.0.attn"), which MLIR prints only with debug info: print the step with zshard-opt (it keeps them by default) or with --mlir-print-debuginfo
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
     %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
@@ -134,7 +134,7 @@ func.func @train_step(
 // -----
 
 // Tests that explicit phases are spelled right.
-// CHECK: error: loc(""): zshard.phase must be "forward", "backward" or "optimizer", got "sideways"
+// CHECK: zshard-verify-contract-ops.mlir:{{[0-9]+}}:1: error: zshard.phase of op 'linalg.fill' must be "forward", "backward" or "optimizer", got "sideways"
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
     %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
@@ -177,7 +177,7 @@ func.func @train_step(
 // -----
 
 // Tests that explicit phases agree with the derived ones.
-// CHECK: error: loc(""): op is marked 'forward' but derives as 'backward'
+// CHECK: zshard-verify-contract-ops.mlir:{{[0-9]+}}:1: error: op 'linalg.fill' is marked 'forward' but derives as 'backward'
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
     %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},

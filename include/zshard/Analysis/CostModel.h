@@ -22,6 +22,7 @@
 #define ZSHARD_ANALYSIS_COSTMODEL_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/JSON.h"
 
 #include <optional>
 #include <string>
@@ -67,6 +68,10 @@ struct CostReport {
   /// the host link.
   double offloadSeconds = 0;
 
+  /// The figures as a JSON object: `step_s`, `compute_s`, `communication_s`,
+  /// `exposed_communication_s`, `flops`, `collectives`, `offload_s`.
+  llvm::json::Object toJSONObject() const;
+  /// toJSONObject() on one line.
   std::string toJSON() const;
 };
 

@@ -248,11 +248,13 @@ def CostModelPass : Pass<"zshard-cost-model", "::mlir::ModuleOp"> {
   let summary = "Predict the step time of a sharded, scheduled step";
   let description = [{
     Runs `CostModel` on the step on tensors (after `--zshard-shard` and, if
-    wanted, `--zshard-async --zshard-prefetch`) and emits a remark with the
-    predicted step time, the compute and communication time, and the
-    communication left exposed by the schedule. Compute ops cost their
-    roofline time on the device, collectives their ring alpha-beta time on
-    the link (see `include/zshard/Analysis/CostModel.h`). `device` and
+    wanted, `--zshard-async --zshard-prefetch`) and emits a remark whose
+    text after `zshard-cost-model: ` is one JSON object: the predicted step
+    time, the compute and communication time, the communication left
+    exposed by the schedule, FLOPs, collectives and offload time, and the
+    device and link presets. Compute ops cost their roofline time on the
+    device, collectives their ring alpha-beta time on the link (see
+    `include/zshard/Analysis/CostModel.h`). `device` and
     `link` pick presets (devices a100, h100, h200, cpu; links nvlink, ib,
     eth100, eth10); `peak-flops`, `mem-bandwidth`, `link-bandwidth` and
     `link-latency` override their numbers (peak-flops sets both f32 and

@@ -1,5 +1,5 @@
-// RUN: zshard-opt %s -canonicalize -split-input-file | FileCheck %s
-// RUN: zshard-opt %s -cse -split-input-file | FileCheck %s --check-prefix=CSE
+// RUN: zshard-opt %s --mlir-print-debuginfo=false -canonicalize -split-input-file | FileCheck %s
+// RUN: zshard-opt %s --mlir-print-debuginfo=false -cse -split-input-file | FileCheck %s --check-prefix=CSE
 
 // Tests that an async start waited on right away becomes the sync collective,
 // keeping its unit, axes and reduction.
