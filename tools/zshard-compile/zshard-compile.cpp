@@ -113,7 +113,8 @@ LogicalResult resolveUnits(ModuleOp module, const StepContract &contract,
     return success();
   }
   if (options.remat != "none")
-    return error("--remat needs blocks to checkpoint, and " + found);
+    return error("--remat needs blocks to checkpoint, and " + input +
+                 " has no indexed modules (such as h.<i>)");
   // Without blocks the whole model is one unit, as FSDP wraps a model
   // without an auto-wrap policy.
   if (options.wrap == WrapPolicy::Transformer) {
