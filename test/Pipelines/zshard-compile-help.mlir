@@ -7,8 +7,7 @@
 // RUN: zshard-gen --help | FileCheck %s --check-prefix=GEN
 
 // Tests that zshard-compile's --help lists its own options, by category,
-// and none of LLVM's or MLIR's (those stay behind --help-hidden), in at
-// most 120 lines; that with no input file and a terminal on stdin it
+// and none of LLVM's or MLIR's, in at most 120 lines; that with no input file and a terminal on stdin it
 // prints its usage and fails instead of waiting for a step, while a step
 // piped to it (with or without `-`) is read; and that zshard-gen's --help
 // is its own usage.
