@@ -45,35 +45,27 @@ std::optional<int64_t> mlir::zshard::parseByteSize(StringRef text) {
 static void buildCandidatePipeline(OpPassManager &pm,
                                    const AutoCandidate &candidate,
                                    const AutoShardOptions &options) {
-  if (candidate.remat) {
-    RematOptions remat;
-    remat.policy = "all";
-    remat.pattern = options.pattern;
-    pm.addPass(createRemat(remat));
-  }
-  FormUnitsOptions units;
-  units.pattern = options.pattern;
-  units.ranks = options.ranks;
-  units.strategy = candidate.strategy;
-  pm.addPass(createFormUnits(units));
-  pm.addPass(createShard());
-  pm.addPass(createAsync());
-  pm.addPass(createPrefetch());
-  if (candidate.offload)
-    pm.addPass(createOffload());
+  ShardStepOptions sharding = options.sharding;
+  sharding.strategy = candidate.strategy;
+  sharding.remat = candidate.remat ? "all" : "none";
+  sharding.offload = candidate.offload;
+  buildShardStepPipeline(pm, sharding);
 }
 
 FailureOr<AutoCandidate> mlir::zshard::autoShard(ModuleOp module,
                                                  const AutoShardOptions &options,
                                                  llvm::raw_ostream &os) {
   SmallVector<AutoCandidate> candidates;
-  for (StringRef strategy : {"no_shard", "shard_grad_op", "full_shard"})
+  for (ShardingStrategy strategy :
+       {ShardingStrategy::NoShard, ShardingStrategy::ShardGradOp,
+        ShardingStrategy::FullShard})
     for (bool remat : {false, true})
-      candidates.push_back({strategy.str(), remat});
+      candidates.push_back({strategy, remat});
 
   os << llvm::formatv("auto: {0} ranks, {1} per rank, {2} over {3}\n",
-                      options.ranks, formatBytes(options.memoryPerRank),
-                      options.device.name, options.link.name);
+                      options.sharding.ranks,
+                      formatBytes(options.memoryPerRank), options.device.name,
+                      options.link.name);
   os << llvm::formatv("{0,-28} {1,14} {2,12} {3,12}  {4}\n", "candidate",
                       "peak/rank", "step (ms)", "exposed (ms)", "verdict");
   for (AutoCandidate &candidate : candidates) {

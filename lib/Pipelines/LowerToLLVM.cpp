@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "zshard/Pipelines/Pipelines.h"
+#include "zshard/Pipelines/ShardStep.h"
 
 #include "zshard/Conversion/Passes.h"
 #include "zshard/Transforms/Passes.h"
@@ -114,4 +115,5 @@ void zshard::registerZShardPipelines() {
       "become a compiled artifact",
       buildLowerToLLVMPipeline);
   registerLowerToCUDAPipeline();
+  registerShardStepPipeline();
 }

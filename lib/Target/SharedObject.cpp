@@ -24,6 +24,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -110,6 +111,35 @@ static LogicalResult addEntryPoints(llvm::Module &module, StringRef stepName,
   return success();
 }
 
+/// The native target and its triple.
+static const llvm::Target *lookupNativeTarget(llvm::Triple &triple,
+                                              std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  triple = llvm::Triple(llvm::sys::getDefaultTargetTriple());
+  return llvm::TargetRegistry::lookupTarget(triple, error);
+}
+
+static bool isHostCPU(StringRef cpu) { return cpu.empty() || cpu == "native"; }
+
+LogicalResult zshard::checkTargetCPU(StringRef cpu, std::string &error) {
+  if (isHostCPU(cpu))
+    return success();
+  llvm::Triple triple;
+  const llvm::Target *target = lookupNativeTarget(triple, error);
+  if (!target)
+    return failure();
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(triple, "", ""));
+  if (info && info->isCPUStringValid(cpu))
+    return success();
+  error = ("-mcpu=" + cpu + " is not a CPU of " + triple.str() +
+           " (this machine's is " + llvm::sys::getHostCPUName() +
+           ", which -mcpu=native or no -mcpu compiles for)")
+              .str();
+  return failure();
+}
+
 LogicalResult zshard::emitObjectFile(ModuleOp lowered, StringRef stepName,
                                      unsigned numBuffers, StringRef signature,
                                      StringRef objectPath,
@@ -128,19 +158,18 @@ LogicalResult zshard::emitObjectFile(ModuleOp lowered, StringRef stepName,
   if (!module)
     return lowered.emitError("translation to LLVM IR failed");
 
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  llvm::Triple triple;
   std::string error;
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target = lookupNativeTarget(triple, error);
   if (!target)
     return lowered.emitError("no LLVM target for ")
            << triple.str() << ": " << error;
-  std::string cpu =
-      options.cpu.empty() ? llvm::sys::getHostCPUName().str() : options.cpu;
+  if (failed(checkTargetCPU(options.cpu, error)))
+    return lowered.emitError(error);
+  bool host = isHostCPU(options.cpu);
+  std::string cpu = host ? llvm::sys::getHostCPUName().str() : options.cpu;
   std::string features;
-  if (options.cpu.empty()) {
+  if (host) {
     llvm::SubtargetFeatures subtarget;
     for (const auto &feature : llvm::sys::getHostCPUFeatures())
       subtarget.AddFeature(feature.first(), feature.second);

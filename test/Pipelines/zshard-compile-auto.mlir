@@ -52,7 +52,7 @@
 
 // When nothing fits, the error names the smallest candidate and the
 // shortfall in bytes.
-// TIGHT: error: {{.*}}auto: nothing fits 307200 bytes per rank; the smallest peak is {{[a-z_+]+}}'s {{[0-9]+}} bytes, {{[0-9]+}} bytes short
-// TIGHT: zshard-compile: --auto found no strategy for
+// TIGHT: zshard-compile: error: auto: nothing fits 307200 bytes per rank; the smallest peak is {{[a-z_+]+}}'s {{[0-9]+}} bytes, {{[0-9]+}} bytes short
+// TIGHT-NOT: error
 
-// BADSIZE: zshard-compile: --auto needs --memory-per-rank as a byte size such as 80GiB, got 'lots'
+// BADSIZE: zshard-compile: error: --auto needs --memory-per-rank as a byte size such as 80GiB, got 'lots'

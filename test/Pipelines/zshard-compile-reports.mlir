@@ -47,5 +47,5 @@
 // PRESET: parameters {{[0-9]+}} {{[0-9]+}} {{[0-9]+}}
 // PRESET: peak per rank: {{[0-9.]+}} GiB
 
-// BADDEV: zshard-compile: unknown --device 'tpu'; presets: a100, h100, h200, cpu
+// BADDEV: zshard-compile: error: unknown --device 'tpu'; presets: a100, h100, h200, cpu
 // SHAPES: is a shapes-only step (zshard.shapes_only): it is meant for planning, not for running (use --emit=memory-plan)

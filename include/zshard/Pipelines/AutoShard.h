@@ -18,6 +18,7 @@
 #define ZSHARD_PIPELINES_AUTOSHARD_H
 
 #include "zshard/Analysis/CostModel.h"
+#include "zshard/Pipelines/ShardStep.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -28,18 +29,18 @@ namespace mlir {
 namespace zshard {
 
 struct AutoShardOptions {
-  int64_t ranks = 1;
   int64_t memoryPerRank = 0; ///< bytes
   DeviceModel device;
   LinkModel link;
-  /// Module paths of the units and checkpointed blocks (form-units and
-  /// remat `pattern`).
-  std::string pattern = "h.<i>";
+  /// What every candidate shares: the ranks, the units (wrap policy and
+  /// pattern, also the blocks checkpointed) and the schedule. Each
+  /// candidate sets the strategy, checkpointing and offloading.
+  ShardStepOptions sharding;
 };
 
 /// One candidate and what it would cost.
 struct AutoCandidate {
-  std::string strategy;
+  ShardingStrategy strategy = ShardingStrategy::NoShard;
   bool remat = false;
   /// Optimizer state in the host pool (zshard-offload).
   bool offload = false;
@@ -53,7 +54,9 @@ struct AutoCandidate {
   double exposedSeconds = 0;
   bool fits = false;
   std::string name() const {
-    return strategy + (remat ? "+remat" : "") + (offload ? "+offload" : "");
+    return (getStrategyName(strategy) + (remat ? "+remat" : "") +
+            (offload ? "+offload" : ""))
+        .str();
   }
 };
 

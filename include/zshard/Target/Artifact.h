@@ -62,9 +62,14 @@ void recordTarget(llvm::json::Object &manifest, StringRef target,
 struct SharedObjectOptions {
   /// LLVM optimisation level, 0 to 3.
   unsigned optLevel = 3;
-  /// CPU to tune for; "" means the host CPU.
+  /// CPU to compile for; "" or "native" means the host CPU (and its
+  /// features).
   std::string cpu;
 };
+
+/// Checks that `cpu` is a CPU of the native target (or "" / "native");
+/// otherwise fails with a one-line `error` naming the host's CPU.
+LogicalResult checkTargetCPU(StringRef cpu, std::string &error);
 
 /// Translates `lowered` (the step in the LLVM dialect, with bare-pointer
 /// arguments) to LLVM IR, adds `zshard_step(void **)` and

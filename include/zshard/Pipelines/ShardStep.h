@@ -1,0 +1,185 @@
+//===- ShardStep.h - the sharding stages of a training step -----*- C++ -*-===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The passes between an unsharded training step and its sharded, scheduled
+/// form, written once in the order they must run: checkpointing
+/// (zshard-remat, on the unsharded step), units (zshard-form-units),
+/// sharding (zshard-shard), the schedule (zshard-async, zshard-prefetch)
+/// and offloading (zshard-offload). `zshard-compile --strategy`,
+/// `zshard-compile --auto` and the `zshard-shard-step` pipeline of
+/// zshard-opt build them with buildShardStepPipeline.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_PIPELINES_SHARDSTEP_H
+#define ZSHARD_PIPELINES_SHARDSTEP_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+namespace zshard {
+
+/// FSDP's sharding strategies (and ZeRO-1), as zshard-form-units names them.
+enum class ShardingStrategy {
+  NoShard,
+  Zero1,
+  ShardGradOp,
+  FullShard,
+  HybridShard,
+  HybridShardZero2
+};
+
+/// The zshard spelling of `strategy` (`full_shard`, ...), which
+/// zshard-form-units takes.
+StringRef getStrategyName(ShardingStrategy strategy);
+
+/// Reads a strategy in the zshard spelling (`full_shard`) or as FSDP's
+/// `ShardingStrategy` member (`FULL_SHARD`, `_HYBRID_SHARD_ZERO2`), in any
+/// case and with `-` for `_`; std::nullopt for anything else.
+std::optional<ShardingStrategy> parseShardingStrategy(StringRef text);
+
+/// Whether `strategy` shards inside groups and replicates across them.
+bool isHybrid(ShardingStrategy strategy);
+
+/// The wrap policies of zshard-form-units.
+enum class WrapPolicy { Transformer, Size };
+
+/// When the next gather starts in backward (FSDP's `BackwardPrefetch`).
+enum class BackwardPrefetch { Pre, Post, None };
+
+/// The spelling zshard-prefetch takes (`pre`, `post`, `none`).
+StringRef getBackwardPrefetchName(BackwardPrefetch prefetch);
+
+/// What buildShardStepPipeline builds. The defaults are FSDP's: one unit
+/// per block, BACKWARD_PRE, forward prefetch one unit ahead.
+struct ShardStepOptions {
+  ShardingStrategy strategy = ShardingStrategy::FullShard;
+  int64_t ranks = 1;
+  /// Replica groups of the hybrid strategies (1 otherwise).
+  int64_t replicas = 1;
+  WrapPolicy wrap = WrapPolicy::Transformer;
+  /// Transformer policy: comma-separated module paths of the units, `<i>`
+  /// standing for an index. The first of them is also the block pattern
+  /// of checkpointing.
+  std::string pattern = "h.<i>";
+  /// Size policy: elements a unit holds before it is closed.
+  int64_t minParams = 1000000;
+  /// The zshard-remat policy: none, all, every=K, selective or
+  /// budget=BYTES.
+  std::string remat = "none";
+  /// Split collectives into start/wait and schedule them (zshard-async,
+  /// zshard-prefetch); false leaves every collective synchronous.
+  bool schedule = true;
+  int64_t forwardDepth = 1;
+  BackwardPrefetch backward = BackwardPrefetch::Pre;
+  /// Most gathered units live at once (0: no limit).
+  int64_t maxInflight = 0;
+  /// Forward gathers below this many bytes that start together travel as
+  /// one (0: no bucketing).
+  int64_t bucketBytes = 0;
+  /// Keep the optimizer state in host memory (zshard-offload).
+  bool offload = false;
+};
+
+/// Adds the sharding stages for `options` to `pm` (on the module):
+/// zshard-remat (unless the policy is `none`), zshard-form-units,
+/// zshard-shard, zshard-async and zshard-prefetch (when scheduling), and
+/// zshard-offload (when offloading).
+void buildShardStepPipeline(OpPassManager &pm, const ShardStepOptions &options);
+
+/// The options of the `zshard-shard-step` pipeline (zshard-opt): those of
+/// ShardStepOptions, with the passes' spellings.
+struct ShardStepPipelineOptions
+    : public PassPipelineOptions<ShardStepPipelineOptions> {
+  PassOptions::Option<ShardingStrategy> strategy{
+      *this, "strategy", llvm::cl::desc("Sharding strategy"),
+      llvm::cl::init(ShardingStrategy::FullShard),
+      llvm::cl::values(
+          clEnumValN(ShardingStrategy::NoShard, "no_shard", "DDP"),
+          clEnumValN(ShardingStrategy::Zero1, "zero1", "ZeRO-1"),
+          clEnumValN(ShardingStrategy::ShardGradOp, "shard_grad_op", "ZeRO-2"),
+          clEnumValN(ShardingStrategy::FullShard, "full_shard", "ZeRO-3"),
+          clEnumValN(ShardingStrategy::HybridShard, "hybrid_shard",
+                     "ZeRO-3 in a group, replicated across groups"),
+          clEnumValN(ShardingStrategy::HybridShardZero2, "hybrid_shard_zero2",
+                     "ZeRO-2 in a group, replicated across groups"))};
+  PassOptions::Option<int64_t> ranks{
+      *this, "ranks", llvm::cl::desc("Ranks in the grid"), llvm::cl::init(1)};
+  PassOptions::Option<int64_t> replicas{
+      *this, "replicas", llvm::cl::desc("Hybrid strategies: replica groups"),
+      llvm::cl::init(1)};
+  PassOptions::Option<WrapPolicy> policy{
+      *this, "policy", llvm::cl::desc("Wrap policy"),
+      llvm::cl::init(WrapPolicy::Transformer),
+      llvm::cl::values(clEnumValN(WrapPolicy::Transformer, "transformer",
+                                  "one unit per module path of `pattern`"),
+                       clEnumValN(WrapPolicy::Size, "size",
+                                  "units of at least `min-params`"))};
+  PassOptions::Option<std::string> pattern{
+      *this, "pattern",
+      llvm::cl::desc("Module paths of the units (and checkpointed blocks)"),
+      llvm::cl::init("h.<i>")};
+  PassOptions::Option<int64_t> minParams{
+      *this, "min-params", llvm::cl::desc("size: elements a unit holds"),
+      llvm::cl::init(1000000)};
+  PassOptions::Option<std::string> remat{
+      *this, "remat",
+      llvm::cl::desc("Checkpointing: none, all, every=K, selective or "
+                     "budget=BYTES"),
+      llvm::cl::init("none")};
+  PassOptions::Option<bool> schedule{
+      *this, "schedule", llvm::cl::desc("Async collectives with prefetching"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> forwardDepth{
+      *this, "forward-depth", llvm::cl::desc("Units gathered ahead in forward"),
+      llvm::cl::init(1)};
+  PassOptions::Option<BackwardPrefetch> backward{
+      *this, "backward", llvm::cl::desc("Backward prefetch"),
+      llvm::cl::init(BackwardPrefetch::Pre),
+      llvm::cl::values(
+          clEnumValN(BackwardPrefetch::Pre, "pre", "BACKWARD_PRE"),
+          clEnumValN(BackwardPrefetch::Post, "post", "BACKWARD_POST"),
+          clEnumValN(BackwardPrefetch::None, "none", "no backward prefetch"))};
+  PassOptions::Option<int64_t> maxInflight{
+      *this, "max-inflight",
+      llvm::cl::desc("Most gathered units live at once (0: no limit)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> bucketBytes{
+      *this, "bucket-bytes",
+      llvm::cl::desc("Bucket forward gathers below this size (0: none)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<bool> offload{
+      *this, "offload", llvm::cl::desc("Optimizer state in host memory"),
+      llvm::cl::init(false)};
+
+  /// These options as ShardStepOptions.
+  ShardStepOptions getOptions() const;
+};
+
+/// Registers `zshard-shard-step` (part of registerZShardPipelines).
+void registerShardStepPipeline();
+
+/// Whether the module path pattern `pattern` (one path, `<i>` for an index)
+/// matches the module of the parameter `name` -- a proper prefix of it, as
+/// zshard-form-units matches them.
+bool matchesParameter(StringRef pattern, StringRef name);
+
+/// The block patterns of a step with parameters `names`: for each name its
+/// outermost indexed module (`h.3.attn.c_attn.weight` -> `h.<i>`,
+/// `transformer.h.0.ln_1.weight` -> `transformer.h.<i>`), those covering
+/// the most parameters first. Empty when no parameter lies in an indexed
+/// module.
+SmallVector<std::string> findBlockPatterns(ArrayRef<std::string> names);
+
+} // namespace zshard
+} // namespace mlir
+
+#endif // ZSHARD_PIPELINES_SHARDSTEP_H

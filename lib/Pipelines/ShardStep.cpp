@@ -1,0 +1,126 @@
+//===- ShardStep.cpp - the sharding stages of a training step -------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Pipelines/ShardStep.h"
+
+#include "zshard/Transforms/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+StringRef zshard::getStrategyName(ShardingStrategy strategy) {
+  switch (strategy) {
+  case ShardingStrategy::NoShard:
+    return "no_shard";
+  case ShardingStrategy::Zero1:
+    return "zero1";
+  case ShardingStrategy::ShardGradOp:
+    return "shard_grad_op";
+  case ShardingStrategy::FullShard:
+    return "full_shard";
+  case ShardingStrategy::HybridShard:
+    return "hybrid_shard";
+  case ShardingStrategy::HybridShardZero2:
+    return "hybrid_shard_zero2";
+  }
+  llvm_unreachable("unknown strategy");
+}
+
+std::optional<ShardingStrategy> zshard::parseShardingStrategy(StringRef text) {
+  std::string key = text.trim().lower();
+  std::replace(key.begin(), key.end(), '-', '_');
+  // FSDP spells its private hybrid ZeRO-2 `_HYBRID_SHARD_ZERO2`.
+  StringRef name = StringRef(key).ltrim('_');
+  for (ShardingStrategy strategy :
+       {ShardingStrategy::NoShard, ShardingStrategy::Zero1,
+        ShardingStrategy::ShardGradOp, ShardingStrategy::FullShard,
+        ShardingStrategy::HybridShard, ShardingStrategy::HybridShardZero2})
+    if (name == getStrategyName(strategy))
+      return strategy;
+  return std::nullopt;
+}
+
+bool zshard::isHybrid(ShardingStrategy strategy) {
+  return strategy == ShardingStrategy::HybridShard ||
+         strategy == ShardingStrategy::HybridShardZero2;
+}
+
+StringRef zshard::getBackwardPrefetchName(BackwardPrefetch prefetch) {
+  switch (prefetch) {
+  case BackwardPrefetch::Pre:
+    return "pre";
+  case BackwardPrefetch::Post:
+    return "post";
+  case BackwardPrefetch::None:
+    return "none";
+  }
+  llvm_unreachable("unknown backward prefetch");
+}
+
+void zshard::buildShardStepPipeline(OpPassManager &pm,
+                                    const ShardStepOptions &options) {
+  // Checkpointing runs on the unsharded step: the backward gather of a
+  // unit then covers the parameters its recomputation reads.
+  if (options.remat != "none") {
+    RematOptions remat;
+    remat.policy = options.remat;
+    remat.pattern = StringRef(options.pattern).split(',').first.trim().str();
+    pm.addPass(createRemat(remat));
+  }
+  FormUnitsOptions units;
+  units.policy =
+      options.wrap == WrapPolicy::Transformer ? "transformer" : "size";
+  units.pattern = options.pattern;
+  units.minParams = options.minParams;
+  units.ranks = options.ranks;
+  units.replicas = options.replicas;
+  units.strategy = getStrategyName(options.strategy).str();
+  pm.addPass(createFormUnits(units));
+  pm.addPass(createShard());
+  if (options.schedule) {
+    pm.addPass(createAsync());
+    PrefetchOptions prefetch;
+    prefetch.forwardDepth = options.forwardDepth;
+    prefetch.backward = getBackwardPrefetchName(options.backward).str();
+    prefetch.maxInflight = options.maxInflight;
+    prefetch.bucketBytes = options.bucketBytes;
+    pm.addPass(createPrefetch(prefetch));
+  }
+  if (options.offload)
+    pm.addPass(createOffload());
+}
+
+ShardStepOptions ShardStepPipelineOptions::getOptions() const {
+  ShardStepOptions options;
+  options.strategy = strategy;
+  options.ranks = ranks;
+  options.replicas = replicas;
+  options.wrap = policy;
+  options.pattern = pattern;
+  options.minParams = minParams;
+  options.remat = remat;
+  options.schedule = schedule;
+  options.forwardDepth = forwardDepth;
+  options.backward = backward;
+  options.maxInflight = maxInflight;
+  options.bucketBytes = bucketBytes;
+  options.offload = offload;
+  return options;
+}
+
+void zshard::registerShardStepPipeline() {
+  PassPipelineRegistration<ShardStepPipelineOptions>(
+      "zshard-shard-step",
+      "Shard an unsharded training step: checkpointing, units, sharding, "
+      "the async prefetch schedule and offloading, in the order "
+      "zshard-compile --strategy runs them",
+      [](OpPassManager &pm, const ShardStepPipelineOptions &options) {
+        buildShardStepPipeline(pm, options.getOptions());
+      });
+}
