@@ -1,6 +1,6 @@
-// RUN: zshard-opt %s --zshard-bufferized-step-to-cuda | FileCheck %s
-// RUN: zshard-opt %s --zshard-bufferized-step-to-cuda --mlir-print-ir-after=zshard-check-host-memory-access -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNELS
-// RUN: zshard-opt %s --zshard-bufferized-step-to-cuda="chip=sm_80 block-size=128" | FileCheck %s --check-prefix=SM80
+// RUN: zshard-opt %s --mlir-print-debuginfo=false --zshard-bufferized-step-to-cuda | FileCheck %s
+// RUN: zshard-opt %s --mlir-print-debuginfo=false --zshard-bufferized-step-to-cuda --mlir-print-ir-after=zshard-check-host-memory-access -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNELS
+// RUN: zshard-opt %s --mlir-print-debuginfo=false --zshard-bufferized-step-to-cuda="chip=sm_80 block-size=128" | FileCheck %s --check-prefix=SM80
 
 // Tests the CUDA half of zshard-lower-to-cuda on a bufferized step: a fill,
 // an elementwise op, a row reduction, a scalar op and a copy each become an
