@@ -67,7 +67,8 @@ CompileDiagnostics::CompileDiagnostics(MLIRContext *context,
 void CompileDiagnostics::print(Diagnostic &diagnostic, bool isNote) {
   Place place;
   place.add(diagnostic.getLocation());
-  if (place.file)
+  // Line 0 marks a location without a place in a file (zshard-gen's steps).
+  if (place.file && place.file->getLine() != 0)
     os << place.file->getFilename().getValue() << ":" << place.file->getLine()
        << ":" << place.file->getColumn() << ": ";
   else

@@ -125,12 +125,14 @@ LogicalResult resolveUnits(ModuleOp module, const StepContract &contract,
 }
 
 /// Prints `module` with its locations (the module paths the contract
-/// reads), so that the output is a step zshard-compile takes again.
+/// reads), inline as zshard-opt prints them by default, so that the output
+/// is a step zshard-compile takes again.
 std::string printWithLocations(ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
   OpPrintingFlags flags;
   flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  flags.useLocalScope();
   module->print(os, flags);
   os << "\n";
   return text;
