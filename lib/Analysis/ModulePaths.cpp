@@ -12,6 +12,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <map>
 
 using namespace mlir;
@@ -132,4 +133,53 @@ Location mlir::zshard::getReportLoc(Operation *op) {
   if (Operation *parent = op->getParentOp())
     return getReportLoc(parent);
   return UnknownLoc::get(op->getContext());
+}
+
+static bool isIndex(StringRef part) {
+  return !part.empty() && llvm::all_of(part, llvm::isDigit);
+}
+
+std::optional<std::string>
+mlir::zshard::matchPathPattern(StringRef path, ArrayRef<StringRef> pattern,
+                               bool proper) {
+  SmallVector<StringRef> parts;
+  path.split(parts, '.');
+  if (parts.size() < pattern.size() + (proper ? 1 : 0))
+    return std::nullopt;
+  for (auto [want, part] : llvm::zip(pattern, parts))
+    if (want == "<i>" ? !isIndex(part) : want != part)
+      return std::nullopt;
+  return llvm::join(ArrayRef<StringRef>(parts).take_front(pattern.size()), ".");
+}
+
+bool mlir::zshard::matchesParameter(StringRef pattern, StringRef name) {
+  SmallVector<StringRef> want;
+  pattern.trim().split(want, '.');
+  return matchPathPattern(name, want, /*proper=*/true).has_value();
+}
+
+SmallVector<std::string>
+mlir::zshard::findParameterBlocks(ArrayRef<std::string> names) {
+  llvm::MapVector<std::string, int64_t, std::map<std::string, unsigned>> counts;
+  for (StringRef name : names) {
+    SmallVector<StringRef> parts;
+    name.split(parts, '.');
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+      if (!isIndex(parts[i]))
+        continue;
+      SmallVector<StringRef> prefix(parts.begin(), parts.begin() + i);
+      prefix.push_back("<i>");
+      ++counts[llvm::join(prefix, ".")];
+      break;
+    }
+  }
+  SmallVector<std::pair<std::string, int64_t>> sorted(counts.begin(),
+                                                      counts.end());
+  std::stable_sort(
+      sorted.begin(), sorted.end(),
+      [](const auto &a, const auto &b) { return a.second > b.second; });
+  SmallVector<std::string> patterns;
+  for (auto &entry : sorted)
+    patterns.push_back(entry.first);
+  return patterns;
 }

@@ -46,19 +46,7 @@ using PathPattern = SmallVector<StringRef>;
 /// past it (a parameter lives inside the module, not at its path).
 std::optional<std::string> matchPrefix(StringRef name,
                                        const PathPattern &pattern) {
-  SmallVector<StringRef> parts;
-  name.split(parts, '.');
-  if (parts.size() <= pattern.size())
-    return std::nullopt;
-  for (auto [want, part] : llvm::zip(pattern, parts)) {
-    if (want == "<i>") {
-      if (part.empty() || !llvm::all_of(part, llvm::isDigit))
-        return std::nullopt;
-    } else if (want != part) {
-      return std::nullopt;
-    }
-  }
-  return llvm::join(ArrayRef<StringRef>(parts).take_front(pattern.size()), ".");
+  return matchPathPattern(name, pattern, /*proper=*/true);
 }
 
 struct FormUnitsPass : public mlir::zshard::impl::FormUnitsBase<FormUnitsPass> {

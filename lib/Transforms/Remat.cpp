@@ -47,16 +47,7 @@ struct RematBlock {
 /// The block `path` lies in under `pattern` (split at dots), if any.
 std::optional<std::string> blockOf(StringRef path,
                                    ArrayRef<StringRef> pattern) {
-  SmallVector<StringRef> parts;
-  path.split(parts, '.');
-  if (parts.size() < pattern.size())
-    return std::nullopt;
-  for (auto [want, part] : llvm::zip(pattern, parts)) {
-    if (want == "<i>" ? part.empty() || !llvm::all_of(part, llvm::isDigit)
-                      : want != part)
-      return std::nullopt;
-  }
-  return llvm::join(ArrayRef<StringRef>(parts).take_front(pattern.size()), ".");
+  return matchPathPattern(path, pattern, /*proper=*/false);
 }
 
 int64_t tensorBytes(Value value) {

@@ -13,6 +13,7 @@
 #include "CompileDiagnostics.h"
 #include "CompileOptions.h"
 
+#include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/CostModel.h"
 #include "zshard/Analysis/MemoryPlan.h"
 #include "zshard/Analysis/StepContract.h"
@@ -89,7 +90,7 @@ LogicalResult resolveUnits(ModuleOp module, const StepContract &contract,
     if (argument.role == ArgRole::Param)
       names.push_back(argument.name);
   }
-  SmallVector<std::string> blocks = findBlockPatterns(names);
+  SmallVector<std::string> blocks = findParameterBlocks(names);
   std::string found = blocks.empty()
                           ? std::string("the step has no indexed blocks (use "
                                         "--wrap size=MIN_PARAMS)")

@@ -53,6 +53,26 @@ MissingModulePaths findMissingModulePaths(func::FuncOp step);
 /// may be empty).
 LogicalResult verifyModulePaths(func::FuncOp step, StringRef who = "");
 
+/// The prefix of the dotted path `path` that `pattern` (a path split at
+/// dots, `<i>` standing for a decimal index) matches, if any. With `proper`,
+/// `path` must continue past the prefix (a parameter lives inside its
+/// module, not at its path). The one matcher of zshard-form-units, zshard-remat
+/// and zshard-compile's wrap checks.
+std::optional<std::string> matchPathPattern(StringRef path,
+                                            ArrayRef<StringRef> pattern,
+                                            bool proper);
+
+/// Whether the module path pattern `pattern` (one dotted path) matches the
+/// module of the parameter `name`: a proper prefix of it.
+bool matchesParameter(StringRef pattern, StringRef name);
+
+/// The blocks of a step with parameters `names`, for per-block units: for
+/// each name its outermost indexed module (`h.3.attn.c_attn.weight` ->
+/// `h.<i>`, `transformer.h.0.ln_1.weight` -> `transformer.h.<i>`), those
+/// covering the most parameters first. Empty when no parameter lies in an
+/// indexed module.
+SmallVector<std::string> findParameterBlocks(ArrayRef<std::string> names);
+
 /// The repeated-block patterns among dotted module paths: for each decimal
 /// component of a path, the path up to it with every decimal component
 /// replaced by `<i>` (`transformer.h.3.attn` gives `transformer.h.<i>`;

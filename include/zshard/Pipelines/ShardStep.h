@@ -167,18 +167,6 @@ struct ShardStepPipelineOptions
 /// Registers `zshard-shard-step` (part of registerZShardPipelines).
 void registerShardStepPipeline();
 
-/// Whether the module path pattern `pattern` (one path, `<i>` for an index)
-/// matches the module of the parameter `name` -- a proper prefix of it, as
-/// zshard-form-units matches them.
-bool matchesParameter(StringRef pattern, StringRef name);
-
-/// The block patterns of a step with parameters `names`: for each name its
-/// outermost indexed module (`h.3.attn.c_attn.weight` -> `h.<i>`,
-/// `transformer.h.0.ln_1.weight` -> `transformer.h.<i>`), those covering
-/// the most parameters first. Empty when no parameter lies in an indexed
-/// module.
-SmallVector<std::string> findBlockPatterns(ArrayRef<std::string> names);
-
 } // namespace zshard
 } // namespace mlir
 
