@@ -18,15 +18,15 @@ echo "== zshard-gen: a 2-layer GPT training step (forward, backward, AdamW), bat
   --batch 2 -o "$work/gpt.mlir"
 "$bin/zshard-opt" "$work/gpt.mlir" --zshard-verify-contract -o /dev/null
 
-echo "== zshard-opt: one unit per block, full_shard over $ranks ranks, gathers prefetched"
-"$bin/zshard-opt" "$work/gpt.mlir" --mlir-print-debuginfo \
-  --zshard-form-units="ranks=$ranks strategy=full_shard" --zshard-shard \
-  --zshard-async --zshard-prefetch -o "$work/gpt.sharded.mlir"
+echo "== zshard-compile: one unit per block, full_shard over $ranks ranks, gathers prefetched (the sharded IR)"
+"$bin/zshard-compile" "$work/gpt.mlir" --strategy full_shard --ranks "$ranks" \
+  --emit=sharded-mlir -o "$work/gpt.sharded.mlir"
 grep -E "zshard.unit @" "$work/gpt.sharded.mlir" | sed 's/ \[$//'
 echo "   $(grep -c 'zshard.all_gather' "$work/gpt.sharded.mlir") all-gathers, $(grep -c 'zshard.reduce_scatter' "$work/gpt.sharded.mlir") reduce-scatters"
 
-echo "== zshard-compile: lower to native code, with the static memory plan"
-"$bin/zshard-compile" "$work/gpt.sharded.mlir" -o "$work/gpt.zsa" --memory-report
+echo "== zshard-compile: the same command to native code, with the static memory plan"
+"$bin/zshard-compile" "$work/gpt.mlir" --strategy full_shard --ranks "$ranks" \
+  -o "$work/gpt.zsa" --memory-report
 
 echo "== zshard-run: $ranks ranks train 300 steps on the synthetic sequence"
 "$bin/zshard-run" "$work/gpt.zsa" --ranks "$ranks" --steps 300 \
