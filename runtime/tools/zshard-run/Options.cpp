@@ -92,7 +92,9 @@ double parseNonNegative(const std::string &option, const std::string &text) {
 const char *zshard::run::usageLine() {
   return "usage: zshard-run ARTIFACT.zsa [--ranks N] [--backend "
          "local|mpi|nccl] [--device cpu|cuda] "
-         "[--steps N] [--lr F] [--seed N] "
+         "[--steps N] [--lr F] [--warmup-steps W] "
+         "[--lr-decay cosine|linear|constant [--decay-steps S] [--min-lr F]] "
+         "[--seed N] "
          "[--data FILE [--data-dtype u16|u32] [--data-inputs IN,TGT]] "
          "[--batch-file F.safetensors] "
          "[--init-from F.safetensors | --resume F | --resume-full "
@@ -125,7 +127,16 @@ usage: zshard-run ARTIFACT.zsa [options]
   --steps N            steps to run (default 10); after --resume, N more
   --lr F               the 'lr' hyper-parameter, > 0 (default: the lr the
                        artifact records, e.g. the exporter's optimizer's,
-                       else 0.001)
+                       else 0.001); with a schedule, its peak
+  --warmup-steps W     warm the lr up linearly over the first W steps, as
+                       nanoGPT's get_lr: step s (from 1) gets
+                       lr * s / (W + 1) while s <= W (default 0)
+  --lr-decay D         after the warmup: constant (default), or cosine or
+                       linear decay from lr to --min-lr, reached at step S + 1
+  --decay-steps S      nanoGPT's lr_decay_iters: the decay ends at step S + 1
+                       (needs --lr-decay cosine or linear; S > W)
+  --min-lr F           the lr at and after the decay's end, in [0, lr]
+                       (default 0; needs --lr-decay cosine or linear)
   --seed N             seed of the initialisation and of the data (default 0)
   --data FILE          token file (flat little-endian u16 or u32) for a causal
                        LM step: its two integer [B, T] batch arguments get a
@@ -211,6 +222,10 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
     }
     static const char *const valued[] = {"--steps",
                                          "--lr",
+                                         "--warmup-steps",
+                                         "--lr-decay",
+                                         "--decay-steps",
+                                         "--min-lr",
                                          "--seed",
                                          "--data",
                                          "--data-dtype",
@@ -247,6 +262,23 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
     else if (name == "--lr") {
       options.lr = parsePositive(name, value);
       options.lrGiven = true;
+    } else if (name == "--warmup-steps")
+      options.warmupSteps = parseInt(name, value, 0);
+    else if (name == "--decay-steps")
+      options.decaySteps = parseInt(name, value, 1);
+    else if (name == "--min-lr") {
+      options.minLr = parseNonNegative(name, value);
+      options.minLrGiven = true;
+    } else if (name == "--lr-decay") {
+      if (value == "constant")
+        options.lrDecay = LrDecay::Constant;
+      else if (value == "cosine")
+        options.lrDecay = LrDecay::Cosine;
+      else if (value == "linear")
+        options.lrDecay = LrDecay::Linear;
+      else
+        usage("--lr-decay wants cosine, linear or constant, got '" + value +
+              "'");
     } else if (name == "--data-inputs")
       parseDataInputs(value, options);
     else if (name == "--seed")
@@ -304,6 +336,20 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
   }
   if (options.artifact.empty())
     usage("no artifact given");
+  if (options.lrDecay == LrDecay::Constant) {
+    for (const char *option : {"--decay-steps", "--min-lr"})
+      if (seen.count(option))
+        usage(std::string(option) + " needs --lr-decay cosine or linear");
+  } else {
+    std::string decay =
+        std::string("--lr-decay ") + lrDecayName(options.lrDecay);
+    if (!seen.count("--decay-steps"))
+      usage(decay + " needs --decay-steps S (nanoGPT's lr_decay_iters)");
+    if (options.decaySteps <= options.warmupSteps)
+      usage("--decay-steps " + std::to_string(options.decaySteps) +
+            " must be above --warmup-steps " +
+            std::to_string(options.warmupSteps));
+  }
   if (options.backend != Backend::Local &&
       (options.linkGbps > 0 || options.linkLatencyUs > 0))
     usage(std::string("--link-gbps and --link-latency-us emulate a link "

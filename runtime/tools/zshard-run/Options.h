@@ -7,6 +7,8 @@
 #ifndef ZSHARD_RUNTIME_TOOLS_ZSHARD_RUN_OPTIONS_H
 #define ZSHARD_RUNTIME_TOOLS_ZSHARD_RUN_OPTIONS_H
 
+#include "LrSchedule.h"
+
 #include "core/DType.h"
 
 #include <cstdint>
@@ -34,6 +36,14 @@ struct RunOptions {
   /// defaultLr.
   double lr = defaultLr;
   bool lrGiven = false;
+  /// --warmup-steps, --lr-decay, --decay-steps, --min-lr (LrSchedule.h);
+  /// without them the lr is constant.
+  int64_t warmupSteps = 0;
+  LrDecay lrDecay = LrDecay::Constant;
+  int64_t decaySteps = 0;
+  double minLr = 0;
+  /// Whether --min-lr was given (it must not exceed the run's lr).
+  bool minLrGiven = false;
   uint64_t seed = 0;
   std::string data;
   rt::DType dataDType = rt::DType::U16;

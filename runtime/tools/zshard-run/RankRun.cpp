@@ -21,6 +21,7 @@
 
 #include "RankRun.h"
 
+#include "LrSchedule.h"
 #include "MemoryTimeline.h"
 #include "RankDevice.h"
 #include "Report.h"
@@ -105,7 +106,13 @@ bool fileExists(const std::string &path) {
 /// Every hyper argument must be one zshard-run supplies, as a float scalar;
 /// a recorded lr that the run uses must be positive.
 void checkHypers(const Manifest &manifest, const RunOptions &options) {
-  if (const ArgumentDesc *lr = manifest.findArgument(ArgRole::Hyper, "lr"))
+  const ArgumentDesc *lrArg = manifest.findArgument(ArgRole::Hyper, "lr");
+  if (!lrArg &&
+      (options.warmupSteps > 0 || options.lrDecay != LrDecay::Constant))
+    fail(manifest.path + ": the step has no hyper 'lr' for " +
+         (options.warmupSteps > 0 ? "--warmup-steps" : "--lr-decay") +
+         " to schedule");
+  if (const ArgumentDesc *lr = lrArg)
     if (!options.lrGiven && lr->defaultValue && !(*lr->defaultValue > 0))
       fail(manifest.path + ": hyper 'lr' records the default " +
            std::to_string(*lr->defaultValue) +
@@ -127,6 +134,30 @@ std::string formatLr(double lr) {
   char text[32];
   std::snprintf(text, sizeof text, "%.6g", lr);
   return text;
+}
+
+/// The lr and where it comes from, for the header and messages: "0.01
+/// (--lr)".
+std::string lrWithSource(double lr, const std::string &source) {
+  return formatLr(lr) + (source == "artifact" ? " (the artifact's)"
+                         : source == "--lr"   ? " (--lr)"
+                                              : " (zshard-run's default)");
+}
+
+/// The run's schedule, its peak \p lr (from \p source); --min-lr must not
+/// exceed it.
+LrSchedule scheduleOf(const RunOptions &options, double lr,
+                      const std::string &source) {
+  LrSchedule schedule;
+  schedule.peak = lr;
+  schedule.warmupSteps = options.warmupSteps;
+  schedule.decay = options.lrDecay;
+  schedule.decaySteps = options.decaySteps;
+  schedule.minLr = options.minLr;
+  if (options.minLrGiven && options.minLr > lr)
+    fail("--min-lr " + formatLr(options.minLr) + " is above the lr " +
+         lrWithSource(lr, source));
+  return schedule;
 }
 
 const char *backendName(Backend backend) {
@@ -237,6 +268,8 @@ private:
   /// The lr given to the step, and where it comes from (runLr()).
   double lr = defaultLr;
   std::string lrSource;
+  /// The lr of each step, lr its peak.
+  LrSchedule schedule;
   RunSummary summary;
   double ownStepSeconds = 0;
   double ownExposedSeconds = 0;
@@ -320,6 +353,7 @@ void RankRun::load() {
   checkRanks(*manifest, options, team.size());
   checkHypers(*manifest, options);
   lr = runLr(*manifest, options, &lrSource);
+  schedule = scheduleOf(options, lr, lrSource);
   library = std::make_unique<StepLibrary>(*manifest);
   place = RankPlace::of(*manifest, team.rank());
   if (!options.save.empty())
@@ -418,11 +452,11 @@ void RankRun::loop() {
               std::to_string(manifest->units.size()) + " units sharded";
     }
     std::string lrText;
-    if (manifest->findArgument(ArgRole::Hyper, "lr"))
-      lrText = "; lr " + formatLr(lr) +
-               (lrSource == "artifact" ? " (the artifact's)"
-                : lrSource == "--lr"   ? " (--lr)"
-                                       : " (zshard-run's default)");
+    if (manifest->findArgument(ArgRole::Hyper, "lr")) {
+      lrText = "; lr " + lrWithSource(lr, lrSource);
+      if (schedule.varies())
+        lrText += ", " + schedule.describe();
+    }
     std::fprintf(stderr, "zshard-run: %s: %s%s; data: %s%s; steps %lld..%lld\n",
                  manifest->dir.c_str(), describeState(*manifest).c_str(),
                  ranks.c_str(), data.c_str(), lrText.c_str(),
@@ -443,8 +477,10 @@ void RankRun::loop() {
   // A failure of rank 0's output (the log file) stops every rank after the
   // next step's figures.
   std::optional<std::string> outputError;
+  bool hasLr = manifest->findArgument(ArgRole::Hyper, "lr") != nullptr;
   for (int64_t s = firstStep; s <= lastStep; ++s) {
     StepBuffers &io = hostSide();
+    double stepLr = schedule.at(s);
     for (size_t i = 0; i < batchArgs.size(); ++i)
       batchOutputs[i] = io.argument(size_t(batchArgs[i]->index));
     if (source)
@@ -452,7 +488,7 @@ void RankRun::loop() {
     for (const ArgumentDesc &arg : manifest->arguments)
       if (arg.role == ArgRole::Hyper)
         storeFromDouble(arg.type.dtype, io.argument(size_t(arg.index)), 0,
-                        arg.name == "lr" ? lr : double(s));
+                        arg.name == "lr" ? stepLr : double(s));
     if (onGpu)
       for (const ArgumentDesc &arg : manifest->arguments)
         if (arg.role == ArgRole::Batch || arg.role == ArgRole::Hyper)
@@ -517,6 +553,8 @@ void RankRun::loop() {
     std::vector<StepFigures> all = team.allGatherValue(mine);
     StepRecord record;
     record.step = s;
+    if (hasLr)
+      record.lr = stepLr;
     bool failed = false;
     for (const StepFigures &figures : all) {
       record.loss += figures.loss;

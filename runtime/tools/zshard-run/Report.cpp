@@ -121,10 +121,13 @@ void StepLog::write(const StepRecord &record) {
     rankExposedMs.push_back(seconds * 1e3);
     exposedMs = std::max(exposedMs, seconds * 1e3);
   }
-  Json object = {
-      {"step", record.step},        {"loss", number(record.loss)},
-      {"ms", record.seconds * 1e3}, {"exposed_comm_ms", exposedMs},
-      {"rank_ms", rankMs},          {"rank_exposed_comm_ms", rankExposedMs}};
+  Json object = {{"step", record.step}, {"loss", number(record.loss)}};
+  if (record.lr)
+    object["lr"] = number(*record.lr);
+  object["ms"] = record.seconds * 1e3;
+  object["exposed_comm_ms"] = exposedMs;
+  object["rank_ms"] = rankMs;
+  object["rank_exposed_comm_ms"] = rankExposedMs;
   std::string text = object.dump() + "\n";
   if (std::fwrite(text.data(), 1, text.size(), file) != text.size() ||
       std::fflush(file) != 0)

@@ -32,6 +32,9 @@ namespace zshard::run {
 struct StepRecord {
   int64_t step = 0;
   double loss = 0;
+  /// The lr the step got (its schedule's value, before rounding to the
+  /// hyper's dtype); none for a step without the hyper lr.
+  std::optional<double> lr;
   double seconds = 0; ///< The step call alone (of the slowest rank).
   /// Each rank's step time, and the part of it the rank's thread was blocked
   /// in collectives (exposed communication), by rank.
@@ -100,7 +103,8 @@ private:
   std::chrono::steady_clock::time_point lastDraw;
 };
 
-/// --log-json: one JSON object per line, {"step":3,"loss":2.71,"ms":1.2,
+/// --log-json: one JSON object per line, {"step":3,"loss":2.71,"lr":0.001,
+/// "ms":1.2,
 /// "exposed_comm_ms":0.4,"rank_ms":[..],"rank_exposed_comm_ms":[..]}.
 class StepLog {
 public:
