@@ -99,7 +99,8 @@ const char *zshard::run::usageLine() {
          "[--batch-file F.safetensors] "
          "[--init-from F.safetensors | --resume F | --resume-full "
          "F.safetensors] [--save F] [--save-full F.safetensors] "
-         "[--log-json FILE] [--trace FILE.json] [--memory-timeline FILE.json "
+         "[--log-json FILE] [--log FILE] [--stop-on-nan] [--trace FILE.json] "
+         "[--memory-timeline FILE.json "
          "[--memory-timeline-step N]] [--link-gbps G] [--link-latency-us L] "
          "[--threads N] [--quiet]";
 }
@@ -159,6 +160,11 @@ usage: zshard-run ARTIFACT.zsa [options]
   --save-full F        write one consolidated file, as an unsharded run saves
   --log-json FILE      one JSON object per step: {"step", "loss", "ms",
                        "exposed_comm_ms", ...}
+  --log FILE           also write the header and the per-step lines to FILE
+                       (plain lines, also with --quiet or on a terminal)
+  --stop-on-nan        stop after the first step whose loss is NaN or
+                       infinite, with one error line naming the step
+                       (status 2, nothing saved)
   --trace FILE         write a Chrome/Perfetto trace (Trace Event Format JSON):
                        per rank a compute lane (steps, blocked in collectives)
                        and a communication lane (each collective)
@@ -201,9 +207,9 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
       options.version = true;
       return options;
     }
-    if (arg == "--quiet") {
+    if (arg == "--quiet" || arg == "--stop-on-nan") {
       once(arg);
-      options.quiet = true;
+      (arg == "--quiet" ? options.quiet : options.stopOnNan) = true;
       continue;
     }
     if (arg.size() < 2 || arg.compare(0, 2, "--") != 0) {
@@ -237,6 +243,7 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
                                          "--save",
                                          "--save-full",
                                          "--log-json",
+                                         "--log",
                                          "--threads",
                                          "--ranks",
                                          "--backend",
@@ -328,6 +335,7 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
                             : name == "--save"        ? options.save
                             : name == "--save-full"   ? options.saveFull
                             : name == "--trace"       ? options.trace
+                            : name == "--log"         ? options.logText
                             : name == "--memory-timeline"
                                 ? options.memoryTimeline
                                 : options.logJson;

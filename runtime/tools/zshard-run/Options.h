@@ -57,6 +57,11 @@ struct RunOptions {
   std::string save;
   std::string saveFull;
   std::string logJson;
+  /// --log: the per-step lines (and the header) also written to this file.
+  std::string logText;
+  /// --stop-on-nan: stop with an error after a step whose loss is NaN or
+  /// infinite.
+  bool stopOnNan = false;
   /// --link-gbps, --link-latency-us: the local backend's emulated link (0:
   /// none).
   double linkGbps = 0;

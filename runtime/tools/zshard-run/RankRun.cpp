@@ -41,6 +41,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -263,6 +264,7 @@ private:
   std::unique_ptr<StepBuffers> buffers;
   std::unique_ptr<BatchSource> source;
   std::unique_ptr<StepLog> log;
+  std::unique_ptr<TextLog> textLog;
   std::unique_ptr<Progress> progress;
   int64_t firstStep = 1;
   /// The lr given to the step, and where it comes from (runLr()).
@@ -422,6 +424,8 @@ void RankRun::initState() {
   source = makeBatchSource(*manifest, dataOptions);
   if (lead && !options.logJson.empty())
     log = std::make_unique<StepLog>(options.logJson);
+  if (lead && !options.logText.empty())
+    textLog = std::make_unique<TextLog>(options.logText);
 }
 
 void RankRun::loop() {
@@ -438,7 +442,8 @@ void RankRun::loop() {
            " is not a step of this run (" + std::to_string(firstStep) + ".." +
            std::to_string(lastStep) + ")");
   });
-  if (lead && !options.quiet) {
+  std::string header;
+  if (lead && (!options.quiet || textLog)) {
     std::string data =
         source ? source->describe() : "none (no batch arguments)";
     std::string ranks;
@@ -457,15 +462,21 @@ void RankRun::loop() {
       if (schedule.varies())
         lrText += ", " + schedule.describe();
     }
-    std::fprintf(stderr, "zshard-run: %s: %s%s; data: %s%s; steps %lld..%lld\n",
-                 manifest->dir.c_str(), describeState(*manifest).c_str(),
-                 ranks.c_str(), data.c_str(), lrText.c_str(),
-                 static_cast<long long>(firstStep),
-                 static_cast<long long>(lastStep));
+    header = "zshard-run: " + manifest->dir + ": " + describeState(*manifest) +
+             ranks + "; data: " + data + lrText + "; steps " +
+             std::to_string(firstStep) + ".." + std::to_string(lastStep);
+    if (!options.quiet)
+      std::fprintf(stderr, "%s\n", header.c_str());
   }
+  // --log starts with the header.
+  team.check([&] {
+    if (textLog)
+      textLog->write(header);
+  });
   if (lead)
     progress = std::make_unique<Progress>(
-        options.quiet, throughputOf(*manifest, options, place.ranks), lastStep);
+        options.quiet, throughputOf(*manifest, options, place.ranks), lastStep,
+        textLog.get());
 
   const ResultDesc &loss = manifest->loss();
   StepFunction step = library->entry();
@@ -573,17 +584,34 @@ void RankRun::loop() {
     summary.lastStep = s;
     summary.finalLoss = record.loss;
     summary.stepSeconds += record.seconds;
-    if (!lead)
-      continue;
-    try {
-      progress->step(record);
-      if (log)
-        log->write(record);
-    } catch (const std::exception &e) {
-      outputError = e.what();
-      if (team.size() == 1)
-        throw;
+    if (lead) {
+      try {
+        progress->step(record);
+        if (log)
+          log->write(record);
+      } catch (const std::exception &e) {
+        outputError = e.what();
+        if (team.size() == 1)
+          throw;
+      }
     }
+    // Every rank has the same mean loss, so all of them stop here together.
+    if (options.stopOnNan && !std::isfinite(record.loss))
+      team.check([&] {
+        std::string why = "step " + std::to_string(s) + ": the loss is " +
+                          (std::isnan(record.loss) ? "nan"
+                           : record.loss > 0       ? "inf"
+                                                   : "-inf") +
+                          " (--stop-on-nan)";
+        // --log ends with the line that says why (if it can be written).
+        if (textLog) {
+          try {
+            textLog->write("zshard-run: error: " + why);
+          } catch (const std::exception &) {
+          }
+        }
+        fail(why);
+      });
   }
   team.check([&] {
     if (outputError)

@@ -44,9 +44,28 @@ std::string formatBytes(uint64_t bytes) {
 
 } // namespace
 
-Progress::Progress(bool quiet, Throughput throughput, int64_t lastStep)
+TextLog::TextLog(const std::string &path) : path(path) {
+  file = std::fopen(path.c_str(), "w");
+  if (!file)
+    rt::fail(path + ": cannot write: " + std::strerror(errno));
+}
+
+TextLog::~TextLog() {
+  if (file)
+    std::fclose(file);
+}
+
+void TextLog::write(const std::string &line) {
+  std::string text = line + "\n";
+  if (std::fwrite(text.data(), 1, text.size(), file) != text.size() ||
+      std::fflush(file) != 0)
+    rt::fail(path + ": cannot write: " + std::strerror(errno));
+}
+
+Progress::Progress(bool quiet, Throughput throughput, int64_t lastStep,
+                   TextLog *textLog)
     : quiet(quiet), live(!quiet && isatty(STDOUT_FILENO)),
-      throughput(std::move(throughput)), lastStep(lastStep) {}
+      throughput(std::move(throughput)), lastStep(lastStep), textLog(textLog) {}
 
 std::string Progress::line(const StepRecord &record) const {
   double rate = record.seconds > 0 ? throughput.perStep / record.seconds : 0;
@@ -59,6 +78,8 @@ std::string Progress::line(const StepRecord &record) const {
 }
 
 void Progress::step(const StepRecord &record) {
+  if (textLog)
+    textLog->write(line(record));
   if (quiet)
     return;
   if (!live) {

@@ -84,10 +84,28 @@ struct Throughput {
   double perStep = 1;
 };
 
-/// The per-step lines and the human summary on stdout.
+/// --log: plain text lines, flushed one by one.
+class TextLog {
+public:
+  /// Opens \p path for writing; throws a Failure naming it.
+  explicit TextLog(const std::string &path);
+  ~TextLog();
+  TextLog(const TextLog &) = delete;
+  TextLog &operator=(const TextLog &) = delete;
+  /// Writes \p line and a newline; throws a Failure naming the file.
+  void write(const std::string &line);
+
+private:
+  std::string path;
+  std::FILE *file = nullptr;
+};
+
+/// The per-step lines and the human summary on stdout; with a TextLog, each
+/// step's line written there as well.
 class Progress {
 public:
-  Progress(bool quiet, Throughput throughput, int64_t lastStep);
+  Progress(bool quiet, Throughput throughput, int64_t lastStep,
+           TextLog *textLog = nullptr);
   void step(const StepRecord &record);
   /// Ends the live line and, on a terminal, prints the human summary.
   void finish(const RunSummary &summary);
@@ -99,6 +117,7 @@ private:
   bool live;
   Throughput throughput;
   int64_t lastStep;
+  TextLog *textLog;
   bool pending = false;
   std::chrono::steady_clock::time_point lastDraw;
 };
