@@ -4,7 +4,9 @@
 Panels, each drawn when its input is given:
 
   loss     the loss per step from a --log-json file (one JSON object a line,
-           {"step", "loss", ...}); non-finite losses (null) are left out.
+           {"step", "loss", "lr", ...}); non-finite losses (null) are left
+           out. When the lines carry "lr" (zshard-run's lr of each step, its
+           schedule's value), the lr is drawn on a second y axis.
   memory   a --memory-timeline file: live bytes per memory category through
            one step, stacked, x = fraction of the step (t / step_seconds),
            with the total's peak marked. --predicted overlays a predicted
@@ -34,7 +36,8 @@ COLORS = {"parameters": "#4e79a7", "gradients": "#e15759", "optimizer_state": "#
 
 
 def read_log(path):
-    steps, losses = [], []
+    """Steps and finite losses, and (step, lr) of every line with an "lr"."""
+    steps, losses, lrs = [], [], []
     with open(path) as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
@@ -43,13 +46,16 @@ def read_log(path):
                 record = json.loads(line)
             except json.JSONDecodeError as e:
                 sys.exit(f"plot_run.py: {path}:{n}: not JSON: {e}")
+            lr = record.get("lr")
+            if isinstance(lr, (int, float)) and math.isfinite(lr) and "step" in record:
+                lrs.append((record["step"], lr))
             loss = record.get("loss")
             if isinstance(loss, (int, float)) and math.isfinite(loss):
                 steps.append(record["step"])
                 losses.append(loss)
     if not steps:
         sys.exit(f"plot_run.py: {path}: no step with a finite loss")
-    return steps, losses
+    return steps, losses, lrs
 
 
 def read_timeline(path, key):
@@ -97,7 +103,7 @@ def steps_of(xs, ys):
 
 
 def draw_loss(ax, path):
-    steps, losses = read_log(path)
+    steps, losses, lrs = read_log(path)
     ax.plot(steps, losses, color="#4e79a7", linewidth=1.5, marker="o" if len(steps) <= 40 else None,
             markersize=3)
     ax.set_xlabel("step")
@@ -106,6 +112,13 @@ def draw_loss(ax, path):
     if min(losses) > 0 and max(losses) / min(losses) > 50:
         ax.set_yscale("log")
     ax.grid(True, alpha=0.3)
+    if lrs:
+        lr_ax = ax.twinx()
+        lr_ax.plot([s for s, _ in lrs], [lr for _, lr in lrs], color="#f28e2b",
+                   linewidth=1.2, linestyle="--", label="lr")
+        lr_ax.set_ylabel("lr", color="#f28e2b")
+        lr_ax.set_ylim(bottom=0)
+        lr_ax.tick_params(axis="y", colors="#f28e2b")
 
 
 def draw_memory(ax, measured_path, predicted_path):
