@@ -122,17 +122,6 @@ void Progress::finish(const RunSummary &summary) {
   std::fflush(stdout);
 }
 
-StepLog::StepLog(const std::string &path) : path(path) {
-  file = std::fopen(path.c_str(), "w");
-  if (!file)
-    rt::fail(path + ": cannot write: " + std::strerror(errno));
-}
-
-StepLog::~StepLog() {
-  if (file)
-    std::fclose(file);
-}
-
 void StepLog::write(const StepRecord &record) {
   Json rankMs = Json::array(), rankExposedMs = Json::array();
   double exposedMs = 0;
@@ -149,10 +138,7 @@ void StepLog::write(const StepRecord &record) {
   object["exposed_comm_ms"] = exposedMs;
   object["rank_ms"] = rankMs;
   object["rank_exposed_comm_ms"] = rankExposedMs;
-  std::string text = object.dump() + "\n";
-  if (std::fwrite(text.data(), 1, text.size(), file) != text.size() ||
-      std::fflush(file) != 0)
-    rt::fail(path + ": cannot write: " + std::strerror(errno));
+  file.write(object.dump());
 }
 
 namespace {

@@ -84,7 +84,7 @@ struct Throughput {
   double perStep = 1;
 };
 
-/// --log: plain text lines, flushed one by one.
+/// A file of lines, each flushed as written (--log, and under --log-json).
 class TextLog {
 public:
   /// Opens \p path for writing; throws a Failure naming it.
@@ -123,20 +123,16 @@ private:
 };
 
 /// --log-json: one JSON object per line, {"step":3,"loss":2.71,"lr":0.001,
-/// "ms":1.2,
-/// "exposed_comm_ms":0.4,"rank_ms":[..],"rank_exposed_comm_ms":[..]}.
+/// "ms":1.2,"exposed_comm_ms":0.4,"rank_ms":[..],"rank_exposed_comm_ms":[..]}
+/// ("lr" only for a step with the hyper lr).
 class StepLog {
 public:
   /// Opens \p path for writing; throws a Failure naming it.
-  explicit StepLog(const std::string &path);
-  ~StepLog();
-  StepLog(const StepLog &) = delete;
-  StepLog &operator=(const StepLog &) = delete;
+  explicit StepLog(const std::string &path) : file(path) {}
   void write(const StepRecord &record);
 
 private:
-  std::string path;
-  std::FILE *file = nullptr;
+  TextLog file;
 };
 
 /// The final JSON line: {"steps":N,"first_step":..,"last_step":..,
