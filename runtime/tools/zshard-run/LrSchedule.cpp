@@ -21,7 +21,7 @@ double LrSchedule::at(int64_t step) const {
   // nanoGPT's get_lr(it), term for term (the same order of operations).
   int64_t it = step - 1;
   if (it < warmupSteps)
-    return peak * double(it + 1) / double(warmupSteps + 1);
+    return peak * (double(it) + 1.0) / (double(warmupSteps) + 1.0);
   if (decay == LrDecay::Constant)
     return peak;
   if (it > decaySteps)
@@ -43,5 +43,5 @@ std::string LrSchedule::describe() const {
   char minText[32];
   std::snprintf(minText, sizeof minText, "%.6g", minLr);
   return text + (text.empty() ? "" : ", ") + lrDecayName(decay) + " decay to " +
-         minText + " at step " + std::to_string(decaySteps + 1);
+         minText + " at step " + std::to_string(uint64_t(decaySteps) + 1);
 }
