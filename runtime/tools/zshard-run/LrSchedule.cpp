@@ -5,6 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "LrSchedule.h"
+#include "Options.h"
+
+#include "core/Failure.h"
+#include "step/Manifest.h"
 
 #include <cmath>
 #include <cstdio>
@@ -44,4 +48,55 @@ std::string LrSchedule::describe() const {
   std::snprintf(minText, sizeof minText, "%.6g", minLr);
   return text + (text.empty() ? "" : ", ") + lrDecayName(decay) + " decay to " +
          minText + " at step " + std::to_string(uint64_t(decaySteps) + 1);
+}
+
+namespace {
+
+/// \p lr as printf's %g does it, with enough digits to tell values apart.
+std::string formatLr(double lr) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", lr);
+  return text;
+}
+
+} // namespace
+
+std::string RunLr::describePeak() const {
+  return formatLr(schedule.peak) +
+         (source == "artifact" ? " (the artifact's)"
+          : source == "--lr"   ? " (--lr)"
+                               : " (zshard-run's default)");
+}
+
+RunLr zshard::run::runLr(const rt::Manifest &manifest,
+                         const RunOptions &options) {
+  const rt::ArgumentDesc *lrArg =
+      manifest.findArgument(rt::ArgRole::Hyper, "lr");
+  RunLr lr;
+  lr.schedule.warmupSteps = options.warmupSteps;
+  lr.schedule.decay = options.lrDecay;
+  lr.schedule.decaySteps = options.decaySteps;
+  lr.schedule.minLr = options.minLr;
+  if (!lrArg && lr.schedule.varies())
+    rt::fail(manifest.path + ": the step has no hyper 'lr' for " +
+             (options.warmupSteps > 0 ? "--warmup-steps" : "--lr-decay") +
+             " to schedule");
+  if (options.lrGiven) {
+    lr.schedule.peak = options.lr;
+    lr.source = "--lr";
+  } else if (lrArg && lrArg->defaultValue) {
+    if (!(*lrArg->defaultValue > 0))
+      rt::fail(manifest.path + ": hyper 'lr' records the default " +
+               std::to_string(*lrArg->defaultValue) +
+               ", and an lr must be > 0 (give --lr)");
+    lr.schedule.peak = *lrArg->defaultValue;
+    lr.source = "artifact";
+  } else {
+    lr.schedule.peak = defaultLr;
+    lr.source = "default";
+  }
+  if (options.minLrGiven && options.minLr > lr.schedule.peak)
+    rt::fail("--min-lr " + formatLr(options.minLr) + " is above the lr " +
+             lr.describePeak());
+  return lr;
 }

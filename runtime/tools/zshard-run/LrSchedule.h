@@ -26,7 +26,13 @@
 #include <cstdint>
 #include <string>
 
+namespace zshard::rt {
+struct Manifest;
+} // namespace zshard::rt
+
 namespace zshard::run {
+
+struct RunOptions;
 
 /// How the lr falls after the warmup (--lr-decay).
 enum class LrDecay { Constant, Cosine, Linear };
@@ -53,6 +59,23 @@ struct LrSchedule {
   /// 101"; empty when the lr is constant.
   std::string describe() const;
 };
+
+/// The lr a run gives its step: the schedule, whose peak is --lr, else the
+/// artifact's recorded value (hyper 'lr', "default"), else defaultLr, and
+/// which of them it is.
+struct RunLr {
+  LrSchedule schedule;
+  /// "--lr", "artifact" or "default".
+  std::string source;
+
+  /// For the header and messages: "0.01 (--lr)", "0.001 (the artifact's)".
+  std::string describePeak() const;
+};
+
+/// The lr of a run of \p manifest's step under \p options. Fails (one line)
+/// when a schedule is asked of a step without hyper 'lr', when the recorded
+/// lr the run would use is not positive, or when --min-lr exceeds the peak.
+RunLr runLr(const rt::Manifest &manifest, const RunOptions &options);
 
 } // namespace zshard::run
 

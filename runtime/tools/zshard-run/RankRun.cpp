@@ -104,20 +104,8 @@ bool fileExists(const std::string &path) {
   return stat(path.c_str(), &info) == 0;
 }
 
-/// Every hyper argument must be one zshard-run supplies, as a float scalar;
-/// a recorded lr that the run uses must be positive.
-void checkHypers(const Manifest &manifest, const RunOptions &options) {
-  const ArgumentDesc *lrArg = manifest.findArgument(ArgRole::Hyper, "lr");
-  if (!lrArg &&
-      (options.warmupSteps > 0 || options.lrDecay != LrDecay::Constant))
-    fail(manifest.path + ": the step has no hyper 'lr' for " +
-         (options.warmupSteps > 0 ? "--warmup-steps" : "--lr-decay") +
-         " to schedule");
-  if (const ArgumentDesc *lr = lrArg)
-    if (!options.lrGiven && lr->defaultValue && !(*lr->defaultValue > 0))
-      fail(manifest.path + ": hyper 'lr' records the default " +
-           std::to_string(*lr->defaultValue) +
-           ", and an lr must be > 0 (give --lr)");
+/// Every hyper argument must be one zshard-run supplies, as a float scalar.
+void checkHypers(const Manifest &manifest) {
   for (const ArgumentDesc &arg : manifest.arguments) {
     if (arg.role != ArgRole::Hyper)
       continue;
@@ -128,37 +116,6 @@ void checkHypers(const Manifest &manifest, const RunOptions &options) {
       fail(manifest.path + ": hyper '" + arg.name + "' is " +
            manifestName(arg.type.dtype) + "; zshard-run supplies a float");
   }
-}
-
-/// \p lr as printf's %g does it, with enough digits to tell values apart.
-std::string formatLr(double lr) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", lr);
-  return text;
-}
-
-/// The lr and where it comes from, for the header and messages: "0.01
-/// (--lr)".
-std::string lrWithSource(double lr, const std::string &source) {
-  return formatLr(lr) + (source == "artifact" ? " (the artifact's)"
-                         : source == "--lr"   ? " (--lr)"
-                                              : " (zshard-run's default)");
-}
-
-/// The run's schedule, its peak \p lr (from \p source); --min-lr must not
-/// exceed it.
-LrSchedule scheduleOf(const RunOptions &options, double lr,
-                      const std::string &source) {
-  LrSchedule schedule;
-  schedule.peak = lr;
-  schedule.warmupSteps = options.warmupSteps;
-  schedule.decay = options.lrDecay;
-  schedule.decaySteps = options.decaySteps;
-  schedule.minLr = options.minLr;
-  if (options.minLrGiven && options.minLr > lr)
-    fail("--min-lr " + formatLr(options.minLr) + " is above the lr " +
-         lrWithSource(lr, source));
-  return schedule;
 }
 
 const char *backendName(Backend backend) {
@@ -267,11 +224,8 @@ private:
   std::unique_ptr<TextLog> textLog;
   std::unique_ptr<Progress> progress;
   int64_t firstStep = 1;
-  /// The lr given to the step, and where it comes from (runLr()).
-  double lr = defaultLr;
-  std::string lrSource;
-  /// The lr of each step, lr its peak.
-  LrSchedule schedule;
+  /// The lr of each step and where its peak comes from.
+  RunLr lr;
   RunSummary summary;
   double ownStepSeconds = 0;
   double ownExposedSeconds = 0;
@@ -353,9 +307,8 @@ void RankRun::load() {
   manifest = std::make_unique<Manifest>(loadManifest(options.artifact));
   checkTarget(*manifest, options);
   checkRanks(*manifest, options, team.size());
-  checkHypers(*manifest, options);
-  lr = runLr(*manifest, options, &lrSource);
-  schedule = scheduleOf(options, lr, lrSource);
+  lr = runLr(*manifest, options);
+  checkHypers(*manifest);
   library = std::make_unique<StepLibrary>(*manifest);
   place = RankPlace::of(*manifest, team.rank());
   if (!options.save.empty())
@@ -458,9 +411,9 @@ void RankRun::loop() {
     }
     std::string lrText;
     if (manifest->findArgument(ArgRole::Hyper, "lr")) {
-      lrText = "; lr " + lrWithSource(lr, lrSource);
-      if (schedule.varies())
-        lrText += ", " + schedule.describe();
+      lrText = "; lr " + lr.describePeak();
+      if (lr.schedule.varies())
+        lrText += ", " + lr.schedule.describe();
     }
     header = "zshard-run: " + manifest->dir + ": " + describeState(*manifest) +
              ranks + "; data: " + data + lrText + "; steps " +
@@ -491,7 +444,7 @@ void RankRun::loop() {
   bool hasLr = manifest->findArgument(ArgRole::Hyper, "lr") != nullptr;
   for (int64_t s = firstStep; s <= lastStep; ++s) {
     StepBuffers &io = hostSide();
-    double stepLr = schedule.at(s);
+    double stepLr = lr.schedule.at(s);
     for (size_t i = 0; i < batchArgs.size(); ++i)
       batchOutputs[i] = io.argument(size_t(batchArgs[i]->index));
     if (source)
@@ -704,8 +657,8 @@ void RankRun::report() {
   summary.ranks = place.ranks;
   summary.backend = backendName(options.backend);
   if (manifest->findArgument(ArgRole::Hyper, "lr")) {
-    summary.lr = lr;
-    summary.lrSource = lrSource;
+    summary.lr = lr.schedule.peak;
+    summary.lrSource = lr.source;
   }
   for (const RankFigures &figures : all) {
     summary.rankPeaks.push_back(figures.peaks);

@@ -57,18 +57,3 @@ void zshard::run::checkTarget(const Manifest &manifest,
          ": the artifact is compiled for the CPU (target 'cpu'); run it "
          "without --device cuda, or compile the step with --target=cuda");
 }
-
-double zshard::run::runLr(const Manifest &manifest, const RunOptions &options,
-                          std::string *source) {
-  auto from = [&](const char *what, double value) {
-    if (source)
-      *source = what;
-    return value;
-  };
-  if (options.lrGiven)
-    return from("--lr", options.lr);
-  if (const ArgumentDesc *lr = manifest.findArgument(ArgRole::Hyper, "lr"))
-    if (lr->defaultValue)
-      return from("artifact", *lr->defaultValue);
-  return from("default", defaultLr);
-}

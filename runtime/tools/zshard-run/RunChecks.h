@@ -35,12 +35,6 @@ void checkRanks(const rt::Manifest &manifest, const RunOptions &options,
 /// A manifest without a target is not checked.
 void checkTarget(const rt::Manifest &manifest, const RunOptions &options);
 
-/// The lr the run gives the step: --lr, else the artifact's recorded value
-/// (hyper 'lr', "default"), else defaultLr; \p source says which ("--lr",
-/// "artifact", "default").
-double runLr(const rt::Manifest &manifest, const RunOptions &options,
-             std::string *source = nullptr);
-
 } // namespace zshard::run
 
 #endif // ZSHARD_RUNTIME_TOOLS_ZSHARD_RUN_RUNCHECKS_H
