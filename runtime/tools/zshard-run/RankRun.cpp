@@ -26,6 +26,7 @@
 #include "RankDevice.h"
 #include "Report.h"
 #include "RunChecks.h"
+#include "RunHeader.h"
 #include "Team.h"
 #include "TraceFile.h"
 
@@ -116,49 +117,6 @@ void checkHypers(const Manifest &manifest) {
       fail(manifest.path + ": hyper '" + arg.name + "' is " +
            manifestName(arg.type.dtype) + "; zshard-run supplies a float");
   }
-}
-
-const char *backendName(Backend backend) {
-  return backend == Backend::Mpi    ? "mpi"
-         : backend == Backend::Nccl ? "nccl"
-                                    : "local";
-}
-
-Throughput throughputOf(const Manifest &manifest, const RunOptions &options,
-                        int64_t ranks) {
-  Throughput throughput;
-  std::optional<GptBatch> gpt = matchGptBatch(manifest);
-  const ArgumentDesc *tokens =
-      gpt ? gpt->tokens
-          : manifest.findArgument(ArgRole::Batch, options.dataInputs.empty()
-                                                      ? "tokens"
-                                                      : options.dataInputs);
-  if (tokens) {
-    throughput.unit = "tok/s";
-    throughput.perStep = double(tokens->type.elements);
-  } else if (const ArgumentDesc *x =
-                 manifest.findArgument(ArgRole::Batch, "x")) {
-    throughput.unit = "samples/s";
-    throughput.perStep = x->type.shape.empty() ? 1 : double(x->type.shape[0]);
-  }
-  if (throughput.unit != "steps/s")
-    throughput.perStep *= double(ranks); // the global batch
-  return throughput;
-}
-
-std::string describeState(const Manifest &manifest) {
-  uint64_t params = 0, paramBytes = 0, stateBytes = 0;
-  for (const StateTensor &t : stateTensors(manifest)) {
-    uint64_t bytes = t.elements * dtypeSize(t.dtype);
-    if (t.isParam) {
-      params += t.elements;
-      paramBytes += bytes;
-    } else {
-      stateBytes += bytes;
-    }
-  }
-  return std::to_string(params) + " parameters (" + std::to_string(paramBytes) +
-         " bytes, optimizer state " + std::to_string(stateBytes) + " bytes)";
 }
 
 /// What each rank sends rank 0 after a step.
@@ -397,27 +355,8 @@ void RankRun::loop() {
   });
   std::string header;
   if (lead && (!options.quiet || textLog)) {
-    std::string data =
-        source ? source->describe() : "none (no batch arguments)";
-    std::string ranks;
-    if (manifest->sharded()) {
-      size_t sharded = 0;
-      for (const UnitDesc &unit : manifest->units)
-        sharded += unit.sharded();
-      ranks = "; " + std::to_string(place.ranks) + " ranks (" +
-              gridText(*manifest) + ", " + backendName(options.backend) +
-              " backend), " + std::to_string(sharded) + " of " +
-              std::to_string(manifest->units.size()) + " units sharded";
-    }
-    std::string lrText;
-    if (manifest->findArgument(ArgRole::Hyper, "lr")) {
-      lrText = "; lr " + lr.describePeak();
-      if (lr.schedule.varies())
-        lrText += ", " + lr.schedule.describe();
-    }
-    header = "zshard-run: " + manifest->dir + ": " + describeState(*manifest) +
-             ranks + "; data: " + data + lrText + "; steps " +
-             std::to_string(firstStep) + ".." + std::to_string(lastStep);
+    header = runHeader(*manifest, options, lr, source.get(), place.ranks,
+                       firstStep, lastStep);
     if (!options.quiet)
       std::fprintf(stderr, "%s\n", header.c_str());
   }
