@@ -98,7 +98,10 @@ const char *zshard::run::usageLine() {
          "[--data FILE [--data-dtype u16|u32] [--data-inputs IN,TGT]] "
          "[--batch-file F.safetensors] "
          "[--init-from F.safetensors | --resume F | --resume-full "
-         "F.safetensors] [--save F] [--save-full F.safetensors] "
+         "F.safetensors | --resume auto] [--save F] [--save-full "
+         "F.safetensors] "
+         "[--checkpoint-dir D [--save-every N] [--keep K] "
+         "[--save-format rank|full]] "
          "[--log-json FILE] [--log FILE] [--stop-on-nan] [--trace FILE.json] "
          "[--memory-timeline FILE.json "
          "[--memory-timeline-step N]] [--link-gbps G] [--link-latency-us L] "
@@ -158,6 +161,21 @@ usage: zshard-run ARTIFACT.zsa [options]
   --save F             write parameters, optimizer state and the step at the end
                        (a sharded run: one file per rank, F.rank<r>-of-<N>)
   --save-full F        write one consolidated file, as an unsharded run saves
+  --checkpoint-dir D   save checkpoints in D/step-<step>/ every --save-every
+                       steps and at the last step; each is written in a
+                       temporary directory and renamed into place when every
+                       rank has written, D/latest names the newest, and what
+                       a killed save left is removed at the next start
+  --save-every N       a checkpoint every N steps (default 0: at the end only)
+  --keep K             keep the newest K checkpoints (default 0: all)
+  --save-format F      rank (default: each rank its own shard files, read
+                       back by the same rank count) or full (one consolidated
+                       file, read back by any rank count)
+  --resume auto        continue from the newest checkpoint in --checkpoint-dir
+                       (or start fresh, from --init-from if given, when there
+                       is none); --steps N is then the step the run ends at,
+                       so a run restarted after a kill ends where it would
+                       have
   --log-json FILE      one JSON object per step: {"step", "loss", "ms",
                        "exposed_comm_ms", ...}
   --log FILE           also write the header and the per-step lines to FILE
@@ -242,6 +260,10 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
                                          "--resume-full",
                                          "--save",
                                          "--save-full",
+                                         "--checkpoint-dir",
+                                         "--save-every",
+                                         "--keep",
+                                         "--save-format",
                                          "--log-json",
                                          "--log",
                                          "--threads",
@@ -269,6 +291,17 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
     else if (name == "--lr") {
       options.lr = parsePositive(name, value);
       options.lrGiven = true;
+    } else if (name == "--save-every")
+      options.saveEvery = parseInt(name, value, 1);
+    else if (name == "--keep")
+      options.keep = parseInt(name, value, 1);
+    else if (name == "--save-format") {
+      if (value == "rank")
+        options.saveFormat = CheckpointFormat::Rank;
+      else if (value == "full")
+        options.saveFormat = CheckpointFormat::Full;
+      else
+        usage("--save-format wants rank or full, got '" + value + "'");
     } else if (name == "--warmup-steps")
       options.warmupSteps = parseInt(name, value, 0);
     else if (name == "--decay-steps")
@@ -327,15 +360,16 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
     } else {
       if (value.empty())
         usage(name + " needs a file name");
-      std::string &target = name == "--data"          ? options.data
-                            : name == "--batch-file"  ? options.batchFile
-                            : name == "--init-from"   ? options.initFrom
-                            : name == "--resume"      ? options.resume
-                            : name == "--resume-full" ? options.resumeFull
-                            : name == "--save"        ? options.save
-                            : name == "--save-full"   ? options.saveFull
-                            : name == "--trace"       ? options.trace
-                            : name == "--log"         ? options.logText
+      std::string &target = name == "--data"             ? options.data
+                            : name == "--batch-file"     ? options.batchFile
+                            : name == "--init-from"      ? options.initFrom
+                            : name == "--resume"         ? options.resume
+                            : name == "--resume-full"    ? options.resumeFull
+                            : name == "--save"           ? options.save
+                            : name == "--save-full"      ? options.saveFull
+                            : name == "--checkpoint-dir" ? options.checkpointDir
+                            : name == "--trace"          ? options.trace
+                            : name == "--log"            ? options.logText
                             : name == "--memory-timeline"
                                 ? options.memoryTimeline
                                 : options.logJson;
@@ -376,6 +410,18 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
   for (const char *option : {"--data-dtype", "--data-inputs"})
     if (seen.count(option) && options.data.empty())
       usage(std::string(option) + " needs --data");
+  if (options.resume == "auto") {
+    options.resume.clear();
+    options.resumeAuto = true;
+    if (options.checkpointDir.empty())
+      usage("--resume auto needs --checkpoint-dir (the directory whose newest "
+            "checkpoint it continues from)");
+    if (!options.resumeFull.empty())
+      usage("--resume auto and --resume-full exclude each other");
+  }
+  for (const char *option : {"--save-every", "--keep", "--save-format"})
+    if (seen.count(option) && options.checkpointDir.empty())
+      usage(std::string(option) + " needs --checkpoint-dir");
   int starts = !options.initFrom.empty() + !options.resume.empty() +
                !options.resumeFull.empty();
   if (starts > 1)

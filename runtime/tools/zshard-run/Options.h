@@ -7,6 +7,7 @@
 #ifndef ZSHARD_RUNTIME_TOOLS_ZSHARD_RUN_OPTIONS_H
 #define ZSHARD_RUNTIME_TOOLS_ZSHARD_RUN_OPTIONS_H
 
+#include "CheckpointDir.h"
 #include "LrSchedule.h"
 
 #include "core/DType.h"
@@ -56,6 +57,17 @@ struct RunOptions {
   std::string resumeFull;
   std::string save;
   std::string saveFull;
+  /// --checkpoint-dir D: checkpoints every --save-every N steps (0: only at
+  /// the end) and at the last step, --keep K of them (0: all), in
+  /// --save-format (CheckpointDir.h).
+  std::string checkpointDir;
+  int64_t saveEvery = 0;
+  int64_t keep = 0;
+  CheckpointFormat saveFormat = CheckpointFormat::Rank;
+  /// --resume auto: continue from the newest checkpoint of --checkpoint-dir,
+  /// or start as without it when there is none; --steps is then the step the
+  /// run ends at, not a count of more steps.
+  bool resumeAuto = false;
   std::string logJson;
   /// --log: the per-step lines (and the header) also written to this file.
   std::string logText;

@@ -21,6 +21,7 @@
 
 #include "RankRun.h"
 
+#include "CheckpointDir.h"
 #include "LrSchedule.h"
 #include "MemoryTimeline.h"
 #include "RankDevice.h"
@@ -44,6 +45,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <map>
@@ -156,10 +158,21 @@ private:
   /// On a GPU: every state argument (param, opt_state, shards) to the mirror.
   void downloadState();
   void load();
+  /// --resume auto: the newest checkpoint, as rank 0 found it (collective).
+  void findCheckpoint();
   void initState();
+  /// The last step this run takes.
+  int64_t lastStepOfRun() const;
   void loop();
   void writeTraces();
   void save();
+  /// This rank's file of --save-format rank at \p base (an unsharded step:
+  /// the consolidated file itself).
+  void saveRankFiles(const std::string &base, int64_t step);
+  /// The consolidated file \p path, gathered from the ranks (collective).
+  void saveConsolidated(const std::string &path, int64_t step);
+  /// --checkpoint-dir: the checkpoint of step \p step (collective).
+  void saveCheckpoint(int64_t step);
   void report();
 
   const RunOptions &options;
@@ -184,6 +197,9 @@ private:
   int64_t firstStep = 1;
   /// The lr of each step and where its peak comes from.
   RunLr lr;
+  /// --checkpoint-dir, and with --resume auto the checkpoint found there.
+  std::unique_ptr<CheckpointDir> checkpoints;
+  std::optional<SavedCheckpoint> resumeFrom;
   RunSummary summary;
   double ownStepSeconds = 0;
   double ownExposedSeconds = 0;
@@ -232,6 +248,7 @@ void RankRun::run() {
                " is not at the grid coordinates of the manifest's layout");
     });
   }
+  findCheckpoint();
   team.check([&] { initState(); });
   // Every rank resumes at the same step.
   std::vector<int64_t> firsts = team.allGatherValue(firstStep);
@@ -279,6 +296,45 @@ void RankRun::load() {
     checkWritable(options.trace);
   if (lead && !options.memoryTimeline.empty())
     checkWritable(options.memoryTimeline);
+  if (!options.checkpointDir.empty()) {
+    checkpoints =
+        std::make_unique<CheckpointDir>(options.checkpointDir, options.keep);
+    if (lead)
+      checkpoints->prepare();
+  }
+}
+
+void RankRun::findCheckpoint() {
+  struct Found {
+    int64_t step = 0;
+    int64_t rankFiles = 0;
+    int64_t found = 0;
+  } mine;
+  team.check([&] {
+    if (!lead || !options.resumeAuto)
+      return;
+    if (std::optional<SavedCheckpoint> newest = checkpoints->newest()) {
+      mine.step = newest->step;
+      mine.rankFiles = newest->rankFiles;
+      mine.found = 1;
+    }
+  });
+  Found found = team.allGatherValue(mine)[0];
+  if (!found.found)
+    return;
+  SavedCheckpoint checkpoint;
+  checkpoint.step = found.step;
+  checkpoint.path =
+      options.checkpointDir + "/" + CheckpointDir::stepName(found.step);
+  checkpoint.rankFiles = found.rankFiles != 0;
+  resumeFrom = checkpoint;
+}
+
+int64_t RankRun::lastStepOfRun() const {
+  // --resume auto: --steps is where the run ends, wherever it resumed.
+  if (options.resumeAuto)
+    return std::max(options.steps, firstStep - 1);
+  return firstStep + options.steps - 1;
 }
 
 void RankRun::initState() {
@@ -289,28 +345,33 @@ void RankRun::initState() {
   }
   StepBuffers &state = hostSide();
   uint64_t seed = options.seed;
-  if (!options.resume.empty()) {
+  // --resume auto reads the checkpoint found as --resume (rank files) or
+  // --resume-full (a consolidated file) would.
+  std::string resume = options.resume, resumeFull = options.resumeFull;
+  if (resumeFrom)
+    (resumeFrom->rankFiles ? resume : resumeFull) = resumeFrom->statePath();
+  if (!resume.empty()) {
     if (manifest->sharded()) {
-      std::string path = rankFilePath(options.resume, place.rank, place.ranks);
+      std::string path = rankFilePath(resume, place.rank, place.ranks);
       if (!fileExists(path))
-        fail(path +
-             ": no such rank file (--resume of a sharded run reads "
-             "the files --save wrote, one per rank, for the same "
-             "rank count" +
-             std::string(fileExists(options.resume)
-                             ? "; " + options.resume +
-                                   " itself loads with --resume-full"
-                             : "") +
-             ")");
+        fail(
+            path +
+            ": no such rank file (--resume of a sharded run reads "
+            "the files --save wrote, one per rank, for the same "
+            "rank count" +
+            std::string(fileExists(resume)
+                            ? "; " + resume + " itself loads with --resume-full"
+                            : "") +
+            ")");
       firstStep = loadRankState(*manifest, state, path, place) + 1;
     } else {
-      firstStep = loadState(*manifest, state, options.resume,
-                            StateFile::Checkpoint, seed, place) +
+      firstStep = loadState(*manifest, state, resume, StateFile::Checkpoint,
+                            seed, place) +
                   1;
     }
-  } else if (!options.resumeFull.empty()) {
-    firstStep = loadState(*manifest, state, options.resumeFull,
-                          StateFile::Checkpoint, seed, place) +
+  } else if (!resumeFull.empty()) {
+    firstStep = loadState(*manifest, state, resumeFull, StateFile::Checkpoint,
+                          seed, place) +
                 1;
   } else if (!options.initFrom.empty()) {
     loadState(*manifest, state, options.initFrom, StateFile::Parameters, seed,
@@ -340,7 +401,7 @@ void RankRun::initState() {
 }
 
 void RankRun::loop() {
-  int64_t lastStep = firstStep + options.steps - 1;
+  int64_t lastStep = lastStepOfRun();
   int64_t recordStep =
       options.memoryTimelineStep ? options.memoryTimelineStep : lastStep;
   team.check([&] {
@@ -504,6 +565,10 @@ void RankRun::loop() {
         }
         fail(why);
       });
+    if (checkpoints &&
+        ((options.saveEvery != 0 && s % options.saveEvery == 0) ||
+         s == lastStep))
+      saveCheckpoint(s);
   }
   team.check([&] {
     if (outputError)
@@ -540,22 +605,27 @@ void RankRun::writeTraces() {
 void RankRun::save() {
   if (onGpu && (!options.save.empty() || !options.saveFull.empty()))
     team.check([&] { downloadState(); });
-  StepBuffers &state = hostSide();
   if (!options.save.empty())
-    team.check([&] {
-      if (manifest->sharded())
-        saveRankState(*manifest, state,
-                      rankFilePath(options.save, place.rank, place.ranks),
-                      summary.lastStep, place);
-      else
-        saveState(*manifest, state, options.save, summary.lastStep);
-    });
-  if (options.saveFull.empty())
-    return;
+    saveRankFiles(options.save, summary.lastStep);
+  if (!options.saveFull.empty())
+    saveConsolidated(options.saveFull, summary.lastStep);
+}
+
+void RankRun::saveRankFiles(const std::string &base, int64_t step) {
+  StepBuffers &state = hostSide();
+  team.check([&] {
+    if (manifest->sharded())
+      saveRankState(*manifest, state,
+                    rankFilePath(base, place.rank, place.ranks), step, place);
+    else
+      saveState(*manifest, state, base, step);
+  });
+}
+
+void RankRun::saveConsolidated(const std::string &path, int64_t step) {
+  StepBuffers &state = hostSide();
   if (!manifest->sharded()) {
-    team.check([&] {
-      saveState(*manifest, state, options.saveFull, summary.lastStep);
-    });
+    team.check([&] { saveState(*manifest, state, path, step); });
     return;
   }
   // Every shard argument, gathered over its unit's shard axes: each rank
@@ -575,7 +645,35 @@ void RankRun::save() {
   }
   team.check([&] {
     if (lead)
-      saveFullState(*manifest, state, full, options.saveFull, summary.lastStep);
+      saveFullState(*manifest, state, full, path, step);
+  });
+}
+
+void RankRun::saveCheckpoint(int64_t step) {
+  if (onGpu)
+    team.check([&] { downloadState(); });
+  // The lead makes the staging directory, every rank writes its part, and
+  // the lead publishes it once all have.
+  team.check([&] {
+    if (lead)
+      checkpoints->beginSave(step);
+  });
+  std::string base =
+      checkpoints->stagingPath(step) + "/" + SavedCheckpoint::stateFileBase();
+  if (manifest->sharded() && options.saveFormat == CheckpointFormat::Rank)
+    saveRankFiles(base, step);
+  else
+    saveConsolidated(base, step);
+  team.check([&] {
+    if (!lead)
+      return;
+    // Tests widen the moment a save is in progress (e2e.kill-resume kills
+    // runs during saves too).
+    if (const char *ms = std::getenv("ZSHARD_TEST_SAVE_DELAY_MS"))
+      usleep(useconds_t(std::atoi(ms)) * 1000);
+    std::string published = checkpoints->publish(step);
+    progress->note("checkpoint: step " + std::to_string(step) + " saved in " +
+                   published);
   });
 }
 

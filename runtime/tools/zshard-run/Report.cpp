@@ -97,6 +97,18 @@ void Progress::step(const StepRecord &record) {
   lastDraw = now;
 }
 
+void Progress::note(const std::string &text) {
+  if (textLog)
+    textLog->write(text);
+  if (quiet)
+    return;
+  if (live && pending)
+    std::printf("\n");
+  pending = false;
+  std::printf("%s\n", text.c_str());
+  std::fflush(stdout);
+}
+
 void Progress::finish(const RunSummary &summary) {
   if (!live)
     return;

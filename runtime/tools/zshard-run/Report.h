@@ -107,6 +107,9 @@ public:
   Progress(bool quiet, Throughput throughput, int64_t lastStep,
            TextLog *textLog = nullptr);
   void step(const StepRecord &record);
+  /// A line of its own between the step lines (e.g. a saved checkpoint):
+  /// printed unless quiet, and written to --log.
+  void note(const std::string &text);
   /// Ends the live line and, on a terminal, prints the human summary.
   void finish(const RunSummary &summary);
 
