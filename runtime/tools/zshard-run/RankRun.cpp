@@ -25,6 +25,7 @@
 #include "LrSchedule.h"
 #include "MemoryTimeline.h"
 #include "RankDevice.h"
+#include "RankSave.h"
 #include "Report.h"
 #include "RunChecks.h"
 #include "RunHeader.h"
@@ -41,19 +42,12 @@
 #include "zshard/runtime/zshard_rt.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <exception>
-#include <map>
 #include <memory>
 #include <optional>
-
-#include <sys/stat.h>
-#include <unistd.h>
 
 using namespace zshard;
 using namespace zshard::rt;
@@ -90,36 +84,6 @@ private:
   bool current;
   zshard_rt_mem_ctx *ctx = nullptr;
 };
-
-/// Fails now, not after the run, when \p path cannot be written: its
-/// directory must exist and be writable.
-void checkWritable(const std::string &path) {
-  size_t slash = path.find_last_of('/');
-  std::string dir = slash == std::string::npos ? "."
-                    : slash == 0               ? "/"
-                                               : path.substr(0, slash);
-  if (access(dir.c_str(), W_OK | X_OK) != 0)
-    fail(path + ": cannot write: " + std::strerror(errno));
-}
-
-bool fileExists(const std::string &path) {
-  struct stat info;
-  return stat(path.c_str(), &info) == 0;
-}
-
-/// Every hyper argument must be one zshard-run supplies, as a float scalar.
-void checkHypers(const Manifest &manifest) {
-  for (const ArgumentDesc &arg : manifest.arguments) {
-    if (arg.role != ArgRole::Hyper)
-      continue;
-    if (arg.name != "lr" && arg.name != "step")
-      fail(manifest.path + ": hyper '" + arg.name +
-           "' has no value: zshard-run supplies the hypers lr and step");
-    if (!isFloatDType(arg.type.dtype))
-      fail(manifest.path + ": hyper '" + arg.name + "' is " +
-           manifestName(arg.type.dtype) + "; zshard-run supplies a float");
-  }
-}
 
 /// What each rank sends rank 0 after a step.
 struct StepFigures {
@@ -166,11 +130,10 @@ private:
   void loop();
   void writeTraces();
   void save();
-  /// This rank's file of --save-format rank at \p base (an unsharded step:
-  /// the consolidated file itself).
-  void saveRankFiles(const std::string &base, int64_t step);
-  /// The consolidated file \p path, gathered from the ranks (collective).
-  void saveConsolidated(const std::string &path, int64_t step);
+  /// The state as RankSave.h saves it.
+  RankState savedState() {
+    return {team, *manifest, place, hostSide(), *buffers};
+  }
   /// --checkpoint-dir: the checkpoint of step \p step (collective).
   void saveCheckpoint(int64_t step);
   void report();
@@ -305,29 +268,8 @@ void RankRun::load() {
 }
 
 void RankRun::findCheckpoint() {
-  struct Found {
-    int64_t step = 0;
-    int64_t rankFiles = 0;
-    int64_t found = 0;
-  } mine;
-  team.check([&] {
-    if (!lead || !options.resumeAuto)
-      return;
-    if (std::optional<SavedCheckpoint> newest = checkpoints->newest()) {
-      mine.step = newest->step;
-      mine.rankFiles = newest->rankFiles;
-      mine.found = 1;
-    }
-  });
-  Found found = team.allGatherValue(mine)[0];
-  if (!found.found)
-    return;
-  SavedCheckpoint checkpoint;
-  checkpoint.step = found.step;
-  checkpoint.path =
-      options.checkpointDir + "/" + CheckpointDir::stepName(found.step);
-  checkpoint.rankFiles = found.rankFiles != 0;
-  resumeFrom = checkpoint;
+  if (options.resumeAuto)
+    resumeFrom = findNewestCheckpoint(team, *checkpoints);
 }
 
 int64_t RankRun::lastStepOfRun() const {
@@ -606,74 +548,20 @@ void RankRun::save() {
   if (onGpu && (!options.save.empty() || !options.saveFull.empty()))
     team.check([&] { downloadState(); });
   if (!options.save.empty())
-    saveRankFiles(options.save, summary.lastStep);
+    saveRankFiles(savedState(), options.save, summary.lastStep);
   if (!options.saveFull.empty())
-    saveConsolidated(options.saveFull, summary.lastStep);
-}
-
-void RankRun::saveRankFiles(const std::string &base, int64_t step) {
-  StepBuffers &state = hostSide();
-  team.check([&] {
-    if (manifest->sharded())
-      saveRankState(*manifest, state,
-                    rankFilePath(base, place.rank, place.ranks), step, place);
-    else
-      saveState(*manifest, state, base, step);
-  });
-}
-
-void RankRun::saveConsolidated(const std::string &path, int64_t step) {
-  StepBuffers &state = hostSide();
-  if (!manifest->sharded()) {
-    team.check([&] { saveState(*manifest, state, path, step); });
-    return;
-  }
-  // Every shard argument, gathered over its unit's shard axes: each rank
-  // receives the whole padded buffer; rank 0 writes the file.
-  std::map<int64_t, std::vector<unsigned char>> full;
-  for (const ArgumentDesc &arg : manifest->arguments) {
-    if (!isShardRole(arg.role))
-      continue;
-    const UnitDesc *unit = manifest->findUnit(arg.unit);
-    int64_t mask = 0;
-    for (int64_t axis : unit->shardAxes)
-      mask |= int64_t(1) << axis;
-    std::vector<unsigned char> &bytes = full[arg.index];
-    bytes.resize(unit->padded * dtypeSize(arg.type.dtype));
-    team.gatherShards(mask, buffers->argument(size_t(arg.index)), bytes.data(),
-                      arg.type.bytes);
-  }
-  team.check([&] {
-    if (lead)
-      saveFullState(*manifest, state, full, path, step);
-  });
+    saveConsolidated(savedState(), options.saveFull, summary.lastStep);
 }
 
 void RankRun::saveCheckpoint(int64_t step) {
   if (onGpu)
     team.check([&] { downloadState(); });
-  // The lead makes the staging directory, every rank writes its part, and
-  // the lead publishes it once all have.
+  std::string published = zshard::run::saveCheckpoint(
+      savedState(), *checkpoints, options.saveFormat, step);
   team.check([&] {
     if (lead)
-      checkpoints->beginSave(step);
-  });
-  std::string base =
-      checkpoints->stagingPath(step) + "/" + SavedCheckpoint::stateFileBase();
-  if (manifest->sharded() && options.saveFormat == CheckpointFormat::Rank)
-    saveRankFiles(base, step);
-  else
-    saveConsolidated(base, step);
-  team.check([&] {
-    if (!lead)
-      return;
-    // Tests widen the moment a save is in progress (e2e.kill-resume kills
-    // runs during saves too).
-    if (const char *ms = std::getenv("ZSHARD_TEST_SAVE_DELAY_MS"))
-      usleep(useconds_t(std::atoi(ms)) * 1000);
-    std::string published = checkpoints->publish(step);
-    progress->note("checkpoint: step " + std::to_string(step) + " saved in " +
-                   published);
+      progress->note("checkpoint: step " + std::to_string(step) + " saved in " +
+                     published);
   });
 }
 

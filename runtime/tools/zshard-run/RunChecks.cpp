@@ -9,6 +9,12 @@
 #include "core/Failure.h"
 #include "core/Shape.h"
 
+#include <cerrno>
+#include <cstring>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace zshard;
 using namespace zshard::rt;
 using namespace zshard::run;
@@ -56,4 +62,31 @@ void zshard::run::checkTarget(const Manifest &manifest,
     fail(manifest.path +
          ": the artifact is compiled for the CPU (target 'cpu'); run it "
          "without --device cuda, or compile the step with --target=cuda");
+}
+
+void zshard::run::checkHypers(const Manifest &manifest) {
+  for (const ArgumentDesc &arg : manifest.arguments) {
+    if (arg.role != ArgRole::Hyper)
+      continue;
+    if (arg.name != "lr" && arg.name != "step")
+      fail(manifest.path + ": hyper '" + arg.name +
+           "' has no value: zshard-run supplies the hypers lr and step");
+    if (!isFloatDType(arg.type.dtype))
+      fail(manifest.path + ": hyper '" + arg.name + "' is " +
+           manifestName(arg.type.dtype) + "; zshard-run supplies a float");
+  }
+}
+
+void zshard::run::checkWritable(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "."
+                    : slash == 0               ? "/"
+                                               : path.substr(0, slash);
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    fail(path + ": cannot write: " + std::strerror(errno));
+}
+
+bool zshard::run::fileExists(const std::string &path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0;
 }

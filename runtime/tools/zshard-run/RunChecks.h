@@ -35,6 +35,15 @@ void checkRanks(const rt::Manifest &manifest, const RunOptions &options,
 /// A manifest without a target is not checked.
 void checkTarget(const rt::Manifest &manifest, const RunOptions &options);
 
+/// Every hyper argument must be one zshard-run supplies, as a float scalar.
+void checkHypers(const rt::Manifest &manifest);
+
+/// Fails now, not after the run, when \p path cannot be written: its
+/// directory must exist and be writable.
+void checkWritable(const std::string &path);
+
+bool fileExists(const std::string &path);
+
 } // namespace zshard::run
 
 #endif // ZSHARD_RUNTIME_TOOLS_ZSHARD_RUN_RUNCHECKS_H
