@@ -137,8 +137,28 @@ TEST(RunnerOptionsTest, DataFeedsTheStepsBatchNames) {
       EXPECT_GE(loss, 0.0);
       EXPECT_LT(loss, 1.5 * 15);
     }
-    // B T = 16 tokens a step.
+    // B T = 16 tokens a step, also in each --log-json line.
     EXPECT_NE(lines(r.out).front().find("tok/s"), std::string::npos) << r.out;
+    for (const std::string &line : lines(readText(dir.file("l")))) {
+      Json record = Json::parse(line);
+      double seconds = record["ms"].get<double>() / 1e3;
+      ASSERT_TRUE(record.contains("tokens_per_s")) << line;
+      EXPECT_NEAR(record["tokens_per_s"].get<double>() * seconds, 16.0, 1e-6)
+          << line;
+    }
+  }
+  // A step without tokens or samples logs steps per second.
+  RunResult quad = runTool({artifact("quad"), "--steps", "2", "--log-json",
+                            dir.file("q"), "--quiet"},
+                           dir);
+  ASSERT_RAN(quad);
+  for (const std::string &line : lines(readText(dir.file("q")))) {
+    Json record = Json::parse(line);
+    EXPECT_FALSE(record.contains("tokens_per_s")) << line;
+    EXPECT_NEAR(record["steps_per_s"].get<double>() *
+                    record["ms"].get<double>() / 1e3,
+                1.0, 1e-6)
+        << line;
   }
 }
 

@@ -337,7 +337,8 @@ void RankRun::initState() {
   dataOptions.shard = {int(place.rank), int(place.ranks)};
   source = makeBatchSource(*manifest, dataOptions);
   if (lead && !options.logJson.empty())
-    log = std::make_unique<StepLog>(options.logJson);
+    log = std::make_unique<StepLog>(
+        options.logJson, throughputOf(*manifest, options, place.ranks));
   if (lead && !options.logText.empty())
     textLog = std::make_unique<TextLog>(options.logText);
 }

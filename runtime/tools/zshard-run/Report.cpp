@@ -147,6 +147,11 @@ void StepLog::write(const StepRecord &record) {
   if (record.lr)
     object["lr"] = number(*record.lr);
   object["ms"] = record.seconds * 1e3;
+  const char *rate = throughput.unit == "tok/s"       ? "tokens_per_s"
+                     : throughput.unit == "samples/s" ? "samples_per_s"
+                                                      : "steps_per_s";
+  object[rate] = number(record.seconds > 0 ? throughput.perStep / record.seconds
+                                           : std::nan(""));
   object["exposed_comm_ms"] = exposedMs;
   object["rank_ms"] = rankMs;
   object["rank_exposed_comm_ms"] = rankExposedMs;

@@ -126,16 +126,20 @@ private:
 };
 
 /// --log-json: one JSON object per line, {"step":3,"loss":2.71,"lr":0.001,
-/// "ms":1.2,"exposed_comm_ms":0.4,"rank_ms":[..],"rank_exposed_comm_ms":[..]}
-/// ("lr" only for a step with the hyper lr).
+/// "ms":1.2,"tokens_per_s":1.2e5,"exposed_comm_ms":0.4,"rank_ms":[..],
+/// "rank_exposed_comm_ms":[..]} ("lr" only for a step with the hyper lr;
+/// the rate is the run's Throughput: tokens_per_s, samples_per_s or
+/// steps_per_s, of the global batch over the slowest rank's step time).
 class StepLog {
 public:
   /// Opens \p path for writing; throws a Failure naming it.
-  explicit StepLog(const std::string &path) : file(path) {}
+  StepLog(const std::string &path, Throughput throughput)
+      : file(path), throughput(std::move(throughput)) {}
   void write(const StepRecord &record);
 
 private:
   TextLog file;
+  Throughput throughput;
 };
 
 /// The final JSON line: {"steps":N,"first_step":..,"last_step":..,
