@@ -51,7 +51,9 @@ def LowerStridedCopies : Pass<"zshard-lower-strided-copies", "::mlir::ModuleOp">
     The LLVM lowering of `memref.copy` calls an external `memrefCopy` for
     memrefs that are not contiguous. Compiled steps link no MLIR runtime
     library, so this pass rewrites those copies as `linalg.copy`, which
-    becomes loops; contiguous copies stay `memref.copy` (a memcpy).
+    becomes loops; contiguous copies stay `memref.copy` (a memcpy). A copy
+    of a view onto itself (the same value, or two equal subviews: what an
+    in-place `tensor.parallel_insert_slice` bufferizes to) is erased.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
