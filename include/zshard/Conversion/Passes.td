@@ -281,7 +281,9 @@ def PrepareLinalgForGPU
       launching one kernel per iteration);
     * a linalg op without parallel dimensions (a 0-d scalar computation, a
       full reduction) is wrapped in a one-iteration `scf.parallel`, so it
-      runs in a one-thread kernel instead of on the host.
+      runs in a one-thread kernel instead of on the host; so is an `scf.for`
+      at the top level of the function (a scatter-add of one column, whose
+      one-iteration `scf.forall` canonicalization folded away).
 
     Before:
     ```mlir
