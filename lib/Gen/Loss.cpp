@@ -64,16 +64,16 @@ Value zshard::gen::crossEntropyBackward(StepBuilder &sb,
       {cache.max, row}, {cache.sumExp, row}, {cache.labels, row}};
   if (!inPlace)
     ins.push_back({cache.logits, id2});
-  return sb.generic(
-      ins, {{init, id2}}, {kPar, kPar},
-      [&](BodyBuilder &e, ArrayRef<Value> a) {
-        // a: max, sumExp, label, logit (an input, or the output itself).
-        Value prob = e.div(e.exp(e.sub(a[3], a[0])), a[1]);
-        Value hit = e.cmpIndex(arith::CmpIPredicate::eq, e.loopIndex(1),
-                               e.toIndex(a[2]));
-        Value g = e.select(hit, e.sub(prob, e.cst(1.0)), prob);
-        return V{e.mul(g, e.cstF32(invN))};
-      })[0];
+  return sb.generic(ins, {{init, id2}}, {kPar, kPar},
+                    [&](BodyBuilder &e, ArrayRef<Value> a) {
+                      // a: max, sumExp, label, logit (an input, or the output
+                      // itself).
+                      Value prob = e.div(e.exp(e.sub(a[3], a[0])), a[1]);
+                      Value hit = e.cmpIndex(arith::CmpIPredicate::eq,
+                                             e.loopIndex(1), e.toIndex(a[2]));
+                      Value g = e.select(hit, e.sub(prob, e.cst(1.0)), prob);
+                      return V{e.mul(g, e.cstF32(invN))};
+                    })[0];
 }
 
 Value zshard::gen::mseForward(StepBuilder &sb, Value y, Value target) {
