@@ -28,7 +28,7 @@ import subprocess
 import time
 
 # peer_bench puts python/ and test/export on the path, as this bench needs.
-from peer_bench import ROOT, run, summarize
+from peer_bench import add_run_args, emit, run, summarize
 
 
 def perf_top(data, top):
@@ -53,17 +53,8 @@ def perf_top(data, top):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--work", default=os.path.join(ROOT, "build", "bench-single-rank"))
-    p.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
-    p.add_argument("--steps", type=int, default=10)
-    p.add_argument("--warmup", type=int, default=2)
-    p.add_argument("--layers", type=int, default=4)
-    p.add_argument("--d-model", type=int, default=256)
-    p.add_argument("--heads", type=int, default=4)
-    p.add_argument("--vocab", type=int, default=1024)
-    p.add_argument("--seq", type=int, default=128)
-    p.add_argument("--batch", type=int, default=8)
-    p.add_argument("--lr", type=float, default=1e-3)
+    add_run_args(p, "bench-single-rank", steps=10, warmup=2, d_model=256, vocab=1024, seq=128,
+                 batch=8)
     p.add_argument("--perf", action="store_true", help="perf record the zshard run")
     p.add_argument("--perf-top", type=int, default=12)
     p.add_argument("--reuse", action="store_true",
@@ -148,11 +139,7 @@ def main():
     }
     if args.perf:
         report["perf_top"], report["perf_by_dso"] = perf_top(w("perf.data"), args.perf_top)
-    text = json.dumps(report, indent=1)
-    if args.output:
-        with open(args.output, "w") as f:
-            f.write(text + "\n")
-    print(text)
+    emit(report, args.output)
 
 
 if __name__ == "__main__":
