@@ -48,20 +48,34 @@ def summarize(step_ms, warmup):
             "steps_timed": len(timed)}
 
 
+def emit(report, output):
+    """Prints the JSON report, and writes it to `output` when given."""
+    text = json.dumps(report, indent=1)
+    if output:
+        with open(output, "w") as f:
+            f.write(text + "\n")
+    print(text)
+
+
+def add_run_args(p, work, steps, warmup, d_model, vocab, seq, batch):
+    """The options bench/peer's scripts share: where, how long, the model."""
+    p.add_argument("--work", default=os.path.join(ROOT, "build", work))
+    p.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
+    p.add_argument("--steps", type=int, default=steps)
+    p.add_argument("--warmup", type=int, default=warmup)
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--d-model", type=int, default=d_model)
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--vocab", type=int, default=vocab)
+    p.add_argument("--seq", type=int, default=seq)
+    p.add_argument("--batch", type=int, default=batch, help="rows per rank")
+    p.add_argument("--lr", type=float, default=1e-3)
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--work", default=os.path.join(ROOT, "build", "bench-peer"))
-    p.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
+    add_run_args(p, "bench-peer", steps=20, warmup=3, d_model=128, vocab=256, seq=64, batch=4)
     p.add_argument("--ranks", type=int, default=4)
-    p.add_argument("--steps", type=int, default=20)
-    p.add_argument("--warmup", type=int, default=3)
-    p.add_argument("--layers", type=int, default=4)
-    p.add_argument("--d-model", type=int, default=128)
-    p.add_argument("--heads", type=int, default=4)
-    p.add_argument("--vocab", type=int, default=256)
-    p.add_argument("--seq", type=int, default=64)
-    p.add_argument("--batch", type=int, default=4, help="rows per rank")
-    p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--mpiexec", default="mpiexec --allow-run-as-root --oversubscribe --bind-to none")
     p.add_argument("--skip", default="", help="comma-separated: local, mpi, ddp, fsdp")
     p.add_argument("-o", "--output", default=None)
@@ -190,11 +204,7 @@ def main():
         "runs": runs, "ratios": ratios,
         "note": "ratios below 1 favour zshard (time, memory)",
     }
-    text = json.dumps(report, indent=1)
-    if args.output:
-        with open(args.output, "w") as f:
-            f.write(text + "\n")
-    print(text)
+    emit(report, args.output)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 #include "zshard/Conversion/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/OperationSupport.h"
 
 namespace mlir {
 namespace zshard {
@@ -25,16 +26,35 @@ bool isContiguous(Type type) {
   return memref && memref.getLayout().isIdentity();
 }
 
+/// True when `a` and `b` name the same memory: one value, or two equal
+/// subviews (same operands and static offsets, sizes and strides) of it.
+bool isSameView(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto viewA = a.getDefiningOp<memref::SubViewOp>();
+  auto viewB = b.getDefiningOp<memref::SubViewOp>();
+  return viewA && viewB &&
+         OperationEquivalence::isEquivalentTo(
+             viewA, viewB, OperationEquivalence::exactValueMatch, nullptr,
+             OperationEquivalence::IgnoreLocations);
+}
+
 struct LowerStridedCopiesPass
     : public mlir::zshard::impl::LowerStridedCopiesBase<
           LowerStridedCopiesPass> {
   void runOnOperation() override {
-    SmallVector<memref::CopyOp> copies;
+    SmallVector<memref::CopyOp> copies, selfCopies;
     getOperation().walk([&](memref::CopyOp copy) {
-      if (!isContiguous(copy.getSource().getType()) ||
-          !isContiguous(copy.getTarget().getType()))
+      // What the bufferization of an in-place tensor.parallel_insert_slice
+      // leaves: a copy of a view onto itself.
+      if (isSameView(copy.getSource(), copy.getTarget()))
+        selfCopies.push_back(copy);
+      else if (!isContiguous(copy.getSource().getType()) ||
+               !isContiguous(copy.getTarget().getType()))
         copies.push_back(copy);
     });
+    for (memref::CopyOp copy : selfCopies)
+      copy.erase();
     for (memref::CopyOp copy : copies) {
       OpBuilder builder(copy);
       linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),

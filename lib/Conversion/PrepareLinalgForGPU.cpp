@@ -51,6 +51,8 @@ struct PrepareLinalgForGPUPass
     : public mlir::zshard::impl::PrepareLinalgForGPUBase<
           PrepareLinalgForGPUPass> {
   void runOnOperation() override;
+  /// Moves `op` into a one-iteration scf.parallel.
+  void wrapInOneThread(IRRewriter &rewriter, Operation *op);
 };
 
 } // namespace
@@ -97,15 +99,28 @@ void PrepareLinalgForGPUPass::runOnOperation() {
     }
     if (op.getNumParallelLoops() > 0)
       continue;
-    // Nothing to spread over threads: one iteration of a parallel loop, so
-    // that the op still becomes a (one-thread) kernel.
-    Location loc = op.getLoc();
-    rewriter.setInsertionPoint(op);
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    auto loop = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
-                                        ValueRange{one}, ValueRange{one});
-    rewriter.moveOpBefore(op, loop.getBody()->getTerminator());
-    ++numWrapped;
+    wrapInOneThread(rewriter, op);
   }
+  // A scatter-add of one column: its one-iteration scf.forall was folded
+  // into a host loop.
+  SmallVector<scf::ForOp> loops;
+  for (Operation &op : getOperation().getBody().getOps())
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      loops.push_back(loop);
+  for (scf::ForOp loop : loops)
+    wrapInOneThread(rewriter, loop);
+}
+
+void PrepareLinalgForGPUPass::wrapInOneThread(IRRewriter &rewriter,
+                                              Operation *op) {
+  // Nothing to spread over threads: one iteration of a parallel loop, so
+  // that the op still becomes a (one-thread) kernel.
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  auto loop = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                                      ValueRange{one}, ValueRange{one});
+  rewriter.moveOpBefore(op, loop.getBody()->getTerminator());
+  ++numWrapped;
 }

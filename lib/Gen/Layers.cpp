@@ -11,6 +11,9 @@
 
 #include "zshard/Gen/Layers.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -209,27 +212,61 @@ Value zshard::gen::embeddingForward(StepBuilder &sb, Value table, Value ids) {
 
 Value zshard::gen::embeddingBackward(StepBuilder &sb, Value dout, Value ids,
                                      int64_t vocab, Value acc) {
-  // Loops (v, d, i0, ..., ik) with the token dims reduced.
+  // acc[ids[i...], j] += dout[i..., j] in O(tokens x d): a parallel loop
+  // over the columns j, each walking the tokens in order (so repeated ids
+  // accumulate, race-free) and updating one column of the accumulator in
+  // place. scf.forall bufferizes into a subview of acc; both targets lower
+  // it (CPU: loops, CUDA: one thread per column).
+  ImplicitLocOpBuilder &b = sb.builder();
+  b.getContext()->getOrLoadDialect<scf::SCFDialect>();
   SmallVector<int64_t> idShape = StepBuilder::shapeOf(ids);
   int64_t d = StepBuilder::shapeOf(dout).back();
-  unsigned k = idShape.size(), rank = 2 + k;
-  SmallVector<unsigned> idDims, goutDims;
-  for (unsigned i = 0; i < k; ++i)
-    idDims.push_back(2 + i);
-  goutDims = idDims;
-  goutDims.push_back(1);
   if (!acc)
     acc = sb.zeros({vocab, d}, sb.f32());
-  SmallVector<utils::IteratorType> iters(rank, kRed);
-  iters[0] = iters[1] = kPar;
-  return sb.generic(
-      {{ids, sb.project(rank, idDims)}, {dout, sb.project(rank, goutDims)}},
-      {{acc, sb.project(rank, {0, 1})}}, iters,
-      [&](BodyBuilder &e, ArrayRef<Value> a) {
-        Value hit = e.cmpIndex(arith::CmpIPredicate::eq, e.toIndex(a[0]),
-                               e.loopIndex(0));
-        return V{e.add(a[2], e.select(hit, a[1], e.cst(0.0)))};
-      })[0];
+  auto columnType = RankedTensorType::get({vocab}, sb.f32());
+  auto forall =
+      scf::ForallOp::create(b, ArrayRef<OpFoldResult>{b.getIndexAttr(d)},
+                            ValueRange{acc}, std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  Value j = forall.getInductionVars()[0];
+  Value shared = forall.getRegionIterArgs()[0];
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), j};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(vocab), b.getIndexAttr(1)};
+  SmallVector<OpFoldResult> strides = {b.getIndexAttr(1), b.getIndexAttr(1)};
+  Value column = tensor::ExtractSliceOp::create(b, columnType, shared, offsets,
+                                                sizes, strides);
+  // One scf.for per token dim, the column threaded through them.
+  Value zero = arith::ConstantIndexOp::create(b, 0);
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  SmallVector<Value> tokenIndex;
+  SmallVector<scf::ForOp> loops;
+  Value current = column;
+  for (int64_t extent : idShape) {
+    Value upper = arith::ConstantIndexOp::create(b, extent);
+    auto loop = scf::ForOp::create(b, zero, upper, one, ValueRange{current});
+    b.setInsertionPointToStart(loop.getBody());
+    tokenIndex.push_back(loop.getInductionVar());
+    current = loop.getRegionIterArgs()[0];
+    loops.push_back(loop);
+  }
+  BodyBuilder e(b, b.getLoc());
+  Value row = e.toIndex(tensor::ExtractOp::create(b, ids, tokenIndex));
+  SmallVector<Value> doutIndex(tokenIndex);
+  doutIndex.push_back(j);
+  Value grad = e.extract(dout, doutIndex); // f32, as acc
+  Value old = tensor::ExtractOp::create(b, current, ValueRange{row});
+  Value sum = arith::AddFOp::create(b, old, grad);
+  Value updated = tensor::InsertOp::create(b, sum, current, ValueRange{row});
+  for (scf::ForOp loop : llvm::reverse(loops)) {
+    scf::YieldOp::create(b, updated);
+    updated = loop.getResult(0);
+    b.setInsertionPointAfter(loop);
+  }
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(b, updated, shared, offsets, sizes,
+                                        strides);
+  return forall.getResult(0);
 }
 
 Value zshard::gen::addPositions(StepBuilder &sb, Value x, Value table) {

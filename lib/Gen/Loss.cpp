@@ -55,18 +55,25 @@ Value zshard::gen::crossEntropyBackward(StepBuilder &sb,
   SmallVector<int64_t> shape = StepBuilder::shapeOf(cache.logits);
   float invN = 1.0f / static_cast<float>(shape[0]);
   AffineMap id2 = sb.identity(2), row = sb.project(2, {0});
-  return sb.map(shape, sb.act(),
-                {{cache.logits, id2},
-                 {cache.max, row},
-                 {cache.sumExp, row},
-                 {cache.labels, row}},
-                [&](BodyBuilder &e, ArrayRef<Value> a) {
-                  Value prob = e.div(e.exp(e.sub(a[0], a[1])), a[2]);
-                  Value hit = e.cmpIndex(arith::CmpIPredicate::eq,
-                                         e.loopIndex(1), e.toIndex(a[3]));
-                  Value g = e.select(hit, e.sub(prob, e.cst(1.0)), prob);
-                  return V{e.mul(g, e.cstF32(invN))};
-                });
+  // Written over the logits (their last use) when they have the gradient's
+  // element type: one [N, C] buffer instead of two, which for a large vocab
+  // is the largest activation of the step.
+  bool inPlace = StepBuilder::elementTypeOf(cache.logits) == sb.act();
+  Value init = inPlace ? cache.logits : sb.empty(shape, sb.act());
+  SmallVector<Operand> ins = {
+      {cache.max, row}, {cache.sumExp, row}, {cache.labels, row}};
+  if (!inPlace)
+    ins.push_back({cache.logits, id2});
+  return sb.generic(ins, {{init, id2}}, {kPar, kPar},
+                    [&](BodyBuilder &e, ArrayRef<Value> a) {
+                      // a: max, sumExp, label, logit (an input, or the output
+                      // itself).
+                      Value prob = e.div(e.exp(e.sub(a[3], a[0])), a[1]);
+                      Value hit = e.cmpIndex(arith::CmpIPredicate::eq,
+                                             e.loopIndex(1), e.toIndex(a[2]));
+                      Value g = e.select(hit, e.sub(prob, e.cst(1.0)), prob);
+                      return V{e.mul(g, e.cstF32(invN))};
+                    })[0];
 }
 
 Value zshard::gen::mseForward(StepBuilder &sb, Value y, Value target) {

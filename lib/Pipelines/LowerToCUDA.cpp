@@ -36,6 +36,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -76,6 +77,9 @@ void zshard::buildBufferizedStepToCUDAPipeline(
   // into blocks, mapped to the grid and outlined. No canonicalization until
   // the loops are gpu.launch ops: it would fold the one-iteration loops of
   // scalar ops back onto the host (and merge the block and thread loops).
+  // Scatters (embedding backward, index_put) are scf.forall over columns:
+  // parallel loops, so kernels like the rest.
+  pm.addPass(createForallToParallelLoopPass());
   OpPassManager &func = pm.nest<func::FuncOp>();
   func.addPass(zshard::createPrepareLinalgForGPU());
   func.addPass(createConvertLinalgToParallelLoopsPass());

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -75,6 +76,8 @@ void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
 }
 
 void zshard::buildBufferizedStepToLLVMPipeline(OpPassManager &pm) {
+  // Scatters (embedding backward, index_put) are scf.forall: serial here.
+  pm.addPass(createForallToForLoopPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

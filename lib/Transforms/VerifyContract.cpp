@@ -34,8 +34,8 @@ namespace {
 /// The dialects a step may use: the contract's, and zshard once the step is
 /// sharded.
 bool isContractDialect(StringRef ns) {
-  static const llvm::StringSet<> allowed = {"func", "linalg", "tensor", "arith",
-                                            "math", "zshard", "shard"};
+  static const llvm::StringSet<> allowed = {
+      "func", "linalg", "tensor", "arith", "math", "scf", "zshard", "shard"};
   return allowed.contains(ns);
 }
 
@@ -60,7 +60,7 @@ LogicalResult VerifyContractPass::verifyBody(func::FuncOp step) {
       emitError(getReportLoc(op))
           << "op '" << op->getName()
           << "' is outside the contract's dialects (func, "
-             "linalg, tensor, arith, math; zshard once sharded)";
+             "linalg, tensor, arith, math, scf; zshard once sharded)";
       ok = false;
     }
   });

@@ -14,7 +14,7 @@ import traceback
 import torch
 
 from .errors import ExportError, is_user_file, one_line, user_frame
-from .mlir import DTYPES, Val, View, is_float, ttype
+from .mlir import DTYPES, Body, Val, View, is_float, ttype
 from .trace import CLASSES_KEY
 
 aten = torch.ops.aten
@@ -1057,30 +1057,63 @@ def _index_put(L, a, indices, values, accumulate=False):
     idx, vals = L.get(indices[0]), L.get(values)
     if idx.dt == "i1":
         L.fail("unsupported op aten.index_put.default with a boolean mask")
-    rest = x.shape[1:]
-    q = len(idx.shape)
-    want = tuple(idx.shape) + tuple(rest)
+    want = tuple(idx.shape) + tuple(x.shape[1:])
     if tuple(vals.shape) != want:
         vals = View(vals.source, want, _compose_view(vals, L.bcast_exprs(vals.shape, want)))
-    # Loops: [x dim 0, rest..., idx dims (reduction)].
-    r = len(x.shape)
-    n = r + q
-    dt = x.dt
-    iters = ["parallel"] * r + ["reduction"] * q
-    idx_exprs = [(r + j, 1, 0) for j in range(q)]
-    val_exprs = idx_exprs + [(1 + j, 1, 0) for j in range(len(rest))]
-    ident = [(i, 1, 0) for i in range(r)]
-    acc = x  # the accumulator: the generic adds into its output
+    return _scatter_add_rows(L, x, L.mat(idx), L.mat(vals))
 
-    def body(b, ins, outs):
-        row = b.index(0)
-        target = _index_value(b, ins[0], idx.dt, x.shape[0])
-        hit = b.emit(f"arith.cmpi eq, {row}, {target} : index")
-        v = b.cast(ins[1], vals.dt, dt)
-        zero = b.const(0.0 if is_float(dt) else 0, dt)
-        return [b.binary("add", outs[0], b.select(hit, v, zero, dt), dt)]
-    return L.fn.generic(L.loc, n, iters, [(idx, idx_exprs), (vals, val_exprs)],
-                        [(acc, ident)], body)[0]
+
+def _scatter_add_rows(L, x, idx, vals):
+    """x[idx[i...], j...] += vals[i..., j...] in O(|vals|) (embedding backward).
+
+    An scf.forall over the trailing dims j of x (one column of x each, race
+    free), walking the indices in order with an scf.for per index dim, so
+    repeated indices accumulate; the column is updated in place (the forall
+    bufferizes into a subview of x). zshard-gen's embedding backward has the
+    same form.
+    """
+    fn = L.fn
+    dt = x.dt
+    rest = x.shape[1:]
+    col = ttype((x.shape[0],), dt)
+    js = [fn.fresh("j") for _ in rest] or [fn.fresh("j")]
+    extents = list(rest) or [1]
+    o, name = fn.fresh("o"), fn.fresh("v")
+    lines = [f"{name} = scf.forall ({', '.join(js)}) in ({', '.join(map(str, extents))}) "
+             f"shared_outs({o} = {x.name}) -> ({x.type}) {{"]
+    slice_ = (f"[0{''.join(', ' + j for j in js[:len(rest)])}] "
+              f"[{', '.join(map(str, (x.shape[0],) + (1,) * len(rest)))}] "
+              f"[{', '.join(['1'] * len(x.shape))}]")
+    c0, c1 = fn.fresh("c"), fn.fresh("c")
+    first = fn.fresh("col")
+    lines += [f"  {first} = tensor.extract_slice {o}{slice_} : {x.type} to {col}",
+              f"  {c0} = arith.constant 0 : index", f"  {c1} = arith.constant 1 : index"]
+    ts, loops, cur, depth = [], [], first, 1
+    for extent in idx.shape:
+        t, n, acc, res = fn.fresh("t"), fn.fresh("c"), fn.fresh("a"), fn.fresh("f")
+        pad = "  " * depth
+        lines += [f"{pad}{n} = arith.constant {int(extent)} : index",
+                  f"{pad}{res} = scf.for {t} = {c0} to {n} step {c1} iter_args({acc} = {cur}) "
+                  f"-> ({col}) {{"]
+        ts.append(t)
+        loops.append((res, pad))
+        cur, depth = acc, depth + 1
+    b = Body(fn)
+    raw = b.extract(idx, ts)
+    row = _index_value(b, raw, idx.dt, x.shape[0])
+    g = b.cast(b.extract(vals, ts + js[:len(rest)]), vals.dt, dt)
+    old = b.emit(f"tensor.extract {cur}[{row}] : {col}")
+    new = b.emit(f"tensor.insert {b.binary('add', old, g, dt)} into {cur}[{row}] : {col}")
+    pad = "  " * depth
+    lines += [pad + line for line in b.lines]
+    for res, pad in reversed(loops):
+        lines += [f"{pad}  scf.yield {new} : {col}", f"{pad}}}"]
+        new = res
+    lines += ["  scf.forall.in_parallel {",
+              f"    tensor.parallel_insert_slice {new} into {o}{slice_} : {col} into {x.type}",
+              "  }", "}"]
+    fn.region_op(lines, L.loc)
+    return Val(name, x.shape, dt)
 
 
 # Ops that only assert metadata: nothing to emit.

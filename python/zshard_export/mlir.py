@@ -1,4 +1,4 @@
-"""Writing MLIR text: types, constants, affine maps and linalg.generic ops.
+"""Writing MLIR text: types, constants, affine maps, linalg.generic and region ops.
 
 The exporter prints MLIR as text (no MLIR Python bindings are needed: Debian's
 MLIR 22 ships none for this Python), so everything it writes is spelled here.
@@ -231,6 +231,12 @@ class Function:
         name = self.fresh(prefix)
         self.lines.append(f"    {name} = {text} loc({_loc(loc)})")
         return name
+
+    def region_op(self, lines, loc):
+        """Emits an op with regions written as `lines` (the first names its
+        result, the last closes it); the location goes on the last."""
+        self.lines += [f"    {line}" for line in lines[:-1]]
+        self.lines.append(f"    {lines[-1]} loc({_loc(loc)})")
 
     def empty(self, shape, dt, loc):
         return Val(self.op(f"tensor.empty() : {ttype(shape, dt)}", loc), shape, dt)

@@ -90,3 +90,34 @@ func.func @named_reduce(%a: memref<4x300xf32>, %r: memref<300xf32>) {
     }
   return
 }
+
+// -----
+
+// Tests that an scf.for at the top level (a scatter-add into a vector: its
+// one-column scf.forall folded into a host loop) is wrapped in a
+// one-iteration scf.parallel, loads and stores inside, so that it becomes a
+// one-thread kernel.
+// CHECK-LABEL: func.func @scatter_vector
+// CHECK-SAME:    (%[[IDS:.*]]: memref<6xi32>, %[[G:.*]]: memref<6xf32>, %[[ACC:.*]]: memref<10xf32>)
+// CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// CHECK-NEXT:      scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        memref.load %[[IDS]][%[[T]]] : memref<6xi32>
+// CHECK:             memref.store %{{.*}}, %[[ACC]][%{{.*}}] : memref<10xf32>
+// CHECK:           }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return
+func.func @scatter_vector(%ids: memref<6xi32>, %g: memref<6xf32>, %acc: memref<10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  scf.for %t = %c0 to %c6 step %c1 {
+    %id = memref.load %ids[%t] : memref<6xi32>
+    %row = arith.index_cast %id : i32 to index
+    %v = memref.load %g[%t] : memref<6xf32>
+    %old = memref.load %acc[%row] : memref<10xf32>
+    %sum = arith.addf %old, %v : f32
+    memref.store %sum, %acc[%row] : memref<10xf32>
+  }
+  return
+}

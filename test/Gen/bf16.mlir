@@ -51,7 +51,7 @@
 // GPT: linalg.batch_matmul indexing_maps = {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x4x4xbf16>, tensor<4x4x4xbf16>) outs(%{{.*}} : tensor<4x4x4xf32>)
 // The tied head's f32 gradient accumulates the embedding's share, then is rounded.
 // GPT: %[[HEAD:.*]] = linalg.matmul indexing_maps = {{.*}} outs(%{{.*}} : tensor<16x8xf32>)
-// GPT: %[[SUM:.*]] = linalg.generic {{.*}} outs(%[[HEAD]] : tensor<16x8xf32>)
+// GPT: %[[SUM:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[HEAD]]) -> (tensor<16x8xf32>)
 // GPT: linalg.generic {{.*}} ins(%[[SUM]] : tensor<16x8xf32>) outs(%{{.*}} : tensor<16x8xbf16>)
 // The loss stays f32.
 // GPT: return %{{.*}} : tensor<f32>, tensor<16x8xbf16>,

@@ -1,7 +1,7 @@
 // Tests that `zshard-gen gpt --tied` has no lm_head.weight argument, computes
 // the logits as x @ wte^T from the one wte argument, and accumulates wte's
 // gradient from both uses: the LM-head product is the initial value of the
-// embedding's one-hot reduction.
+// embedding's scatter-add.
 
 // RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 --tied | zshard-opt | FileCheck %s --implicit-check-not=lm_head.weight
 // RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 --tied | zshard-opt --mlir-print-local-scope | FileCheck %s --check-prefix=LOC --implicit-check-not=unknown
@@ -23,14 +23,18 @@
 // dx = dlogits @ wte and the head's share of dwte = dlogits^T @ x.
 // CHECK: linalg.matmul ins(%{{.*}}, %arg0 : tensor<8x16xf32>, tensor<16x8xf32>) outs(%{{.*}} : tensor<8x8xf32>)
 // CHECK: %[[HEAD:.*]] = linalg.matmul indexing_maps = [affine_map{{.*}}] ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<8x8xf32>) outs(%{{.*}} : tensor<16x8xf32>)
-// The embedding's share is added onto it.
-// CHECK: %[[DWTE:.*]] = linalg.generic {{.*}} ins(%arg48, %{{.*}} : tensor<2x4xi32>, tensor<2x4x8xf32>) outs(%[[HEAD]] : tensor<16x8xf32>)
+// The embedding's share is added onto it (a scatter-add into the product).
+// CHECK: %[[DWTE:.*]] = scf.forall (%{{.*}}) in (8) shared_outs(%{{.*}} = %[[HEAD]]) -> (tensor<16x8xf32>)
+// CHECK: tensor.extract %arg48[%{{.*}}, %{{.*}}] : tensor<2x4xi32>
 // CHECK: linalg.generic {{.*}} ins(%arg0, %[[DWTE]], %arg16, %arg32,
 
 // LOC: linalg.matmul {{.*}} ins(%{{.*}}, %arg0 : tensor<8x8xf32>, tensor<16x8xf32>) {{.*}} loc("lm_head")
 // LOC: linalg.matmul ins(%{{.*}}, %arg0 : tensor<8x16xf32>, tensor<16x8xf32>) {{.*}} loc("lm_head")
 // LOC: linalg.matmul {{.*}} -> tensor<16x8xf32> loc("lm_head")
-// LOC: } -> tensor<16x8xf32> loc("wte")
+// LOC: scf.forall (%{{.*}}) in (8) {{.*}} -> (tensor<16x8xf32>) {
+// LOC: scf.forall.in_parallel {
+// LOC: } loc("wte")
+// LOC-NEXT: } loc("wte")
 // LOC: } -> (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) loc("wte")
 
 // VERIFY: func.func @train_step

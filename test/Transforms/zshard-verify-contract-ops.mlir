@@ -4,7 +4,7 @@
 // op's module path, so they are checked on the output.
 
 // Tests that ops come from the contract's dialects.
-// CHECK: error: loc("fc.0"): op 'memref.alloc' is outside the contract's dialects (func, linalg, tensor, arith, math; zshard once sharded)
+// CHECK: error: loc("fc.0"): op 'memref.alloc' is outside the contract's dialects (func, linalg, tensor, arith, math, scf; zshard once sharded)
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
     %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},

@@ -36,6 +36,13 @@ def make_batches(args, cfg, steps, rng):
     """One batch per step, stacked on a leading step axis."""
     if args.model == "gpt":
         tokens = rng.integers(0, cfg.vocab, size=(steps, args.batch, cfg.seq), dtype=np.int32)
+        if args.repeated_ids:
+            # Few distinct ids, each many times within a row and across rows
+            # (the embedding backward must sum them all), and one id in
+            # every position of the first row.
+            few = np.array([0, 3, cfg.vocab - 1], dtype=np.int32)
+            tokens = few[rng.integers(0, len(few), size=tokens.shape)]
+            tokens[:, 0, :] = 3
         targets = rng.integers(0, cfg.vocab, size=(steps, args.batch, cfg.seq), dtype=np.int32)
         return {"tokens": tokens, "targets": targets}
     x = rng.standard_normal((steps, args.batch, cfg.widths[0])).astype(np.float32)
@@ -63,6 +70,8 @@ def main():
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeated-ids", action="store_true",
+                   help="gpt: tokens from three ids only, so that every id repeats")
     p.add_argument("--clip-grad-norm", type=float, default=0.0,
                    help="global gradient-norm clipping in both the step and the "
                         "reference; the bound must be small enough to clip step 1")

@@ -209,6 +209,38 @@ class NumericsTest(unittest.TestCase):
         idx, targets = common.random_batches(3, 2, 8, 32)
         self.compile_and_compare(model, opt, {"idx": idx, "targets": targets}, 3)
 
+    def test_embedding_repeated_ids(self):
+        """The embedding backward (index_put with accumulate) with every id
+        repeated, within rows and across them: the scatter-add sums each
+        occurrence (the AdamW moments after the steps are linear in the
+        gradients, so a lost or doubled occurrence is out of budget). It is
+        an scf.forall over the table's columns, O(tokens x d): no loop nest
+        over the vocabulary and the tokens."""
+
+        class Bag(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(40, 6)
+                self.head = nn.Linear(6, 3)
+
+            def forward(self, idx, y):
+                return F.cross_entropy(self.head(self.emb(idx)).flatten(0, 1), y.flatten())
+
+        torch.manual_seed(4)
+        model = Bag()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+        g = torch.Generator().manual_seed(6)
+        few = torch.tensor([0, 7, 39])
+        idx = few[torch.randint(0, 3, (3, 4, 5), generator=g)]
+        idx[:, 0, :] = 7  # one id in every position of a row
+        batches = {"idx": idx, "y": torch.randint(0, 3, (3, 4, 5), generator=g)}
+        text = export_step(model, opt, {k: v[0] for k, v in batches.items()}).mlir
+        self.assertRegex(text, r"scf\.forall \(%\w+\) in \(6\) shared_outs\(.*\) -> "
+                               r"\(tensor<40x6xf32>\)")
+        self.assertRegex(text, r"tensor\.extract %\w+\[%t\d+, %t\d+\] : tensor<4x5xi64>")
+        self.assertNotRegex(text, r'"parallel", "parallel", "reduction", "reduction"')
+        self.compile_and_compare(model, opt, batches, 3)
+
     def test_other_ops(self):
         """An MLP and a head that use the ops GPT does not: relu, sigmoid,
         erf GELU, softmax, mean, mse, slicing, cat, clamp, where."""

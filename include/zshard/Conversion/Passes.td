@@ -51,7 +51,9 @@ def LowerStridedCopies : Pass<"zshard-lower-strided-copies", "::mlir::ModuleOp">
     The LLVM lowering of `memref.copy` calls an external `memrefCopy` for
     memrefs that are not contiguous. Compiled steps link no MLIR runtime
     library, so this pass rewrites those copies as `linalg.copy`, which
-    becomes loops; contiguous copies stay `memref.copy` (a memcpy).
+    becomes loops; contiguous copies stay `memref.copy` (a memcpy). A copy
+    of a view onto itself (the same value, or two equal subviews: what an
+    in-place `tensor.parallel_insert_slice` bufferizes to) is erased.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
@@ -279,7 +281,9 @@ def PrepareLinalgForGPU
       launching one kernel per iteration);
     * a linalg op without parallel dimensions (a 0-d scalar computation, a
       full reduction) is wrapped in a one-iteration `scf.parallel`, so it
-      runs in a one-thread kernel instead of on the host.
+      runs in a one-thread kernel instead of on the host; so is an `scf.for`
+      at the top level of the function (a scatter-add of one column, whose
+      one-iteration `scf.forall` canonicalization folded away).
 
     Before:
     ```mlir

@@ -77,10 +77,11 @@ LayerNormGrads layerNormBackward(StepBuilder &sb, mlir::Value dy, mlir::Value w,
 mlir::Value embeddingForward(StepBuilder &sb, mlir::Value table,
                              mlir::Value ids);
 
-/// The gradient of the table, f32 `[V, D]`: `acc[v, :] += dout[b, t, :]` for
-/// every `ids[b, t] == v` (a one-hot reduction over the tokens, so repeated
-/// tokens sum). Accumulates into `acc` (f32 `[V, D]`) when given, else into
-/// zeros.
+/// The gradient of the table, f32 `[V, D]`: `acc[ids[b, t], :] +=
+/// dout[b, t, :]` for every token, in O(tokens x D): an `scf.forall` over the
+/// D columns, each an `scf.for` over the tokens in order (so repeated tokens
+/// sum) updating its column in place. Accumulates into `acc` (f32 `[V, D]`)
+/// when given, else into zeros.
 mlir::Value embeddingBackward(StepBuilder &sb, mlir::Value dout,
                               mlir::Value ids, int64_t vocab,
                               mlir::Value acc = nullptr);

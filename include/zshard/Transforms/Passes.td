@@ -17,7 +17,7 @@ def VerifyContract : Pass<"zshard-verify-contract", "::mlir::ModuleOp"> {
     init specs on every argument and result; optimizer state tied to an
     existing parameter of the same shape; one loss; one `param_out` per
     parameter and one `opt_state_out` per optimizer state; ops only from
-    func, linalg, tensor, arith and math; a module path as a name location on
+    func, linalg, tensor, arith, math and scf; a module path as a name location on
     every top-level op; phases (derived by `PhaseAnalysis`) that agree with
     any explicit `zshard.phase` and never flow backwards. Every diagnostic
     names the offending argument, result or op.

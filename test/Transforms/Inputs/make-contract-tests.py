@@ -81,7 +81,7 @@ ops=[]
 def opcase(desc, old, new, check):
     assert old in base, old
     ops.append((desc, base.replace(old,new,1), check))
-opcase("ops come from the contract's dialects", '%lrv = tensor.extract', '%u = memref.alloc() : memref<2xf32> loc("fc.0")\n  %lrv = tensor.extract', 'error: loc("fc.0"): op \'memref.alloc\' is outside the contract\'s dialects (func, linalg, tensor, arith, math; zshard once sharded)')
+opcase("ops come from the contract's dialects", '%lrv = tensor.extract', '%u = memref.alloc() : memref<2xf32> loc("fc.0")\n  %lrv = tensor.extract', 'error: loc("fc.0"): op \'memref.alloc\' is outside the contract\'s dialects (func, linalg, tensor, arith, math, scf; zshard once sharded)')
 opcase("every top-level op other than a constant has a module path", '%oe = tensor.empty() : tensor<8x2xf32> loc("")', '%oe = tensor.empty() : tensor<8x2xf32> loc("/tmp/x.py":3:1)', '/tmp/x.py:3:1: error: op \'tensor.empty\' has no module path; module paths are name locations such as loc("h.0.attn"), which MLIR prints only with debug info: print the step with zshard-opt (it keeps them by default) or with --mlir-print-debuginfo')
 opcase("module paths are dotted paths", '%oe = tensor.empty() : tensor<8x2xf32> loc("")', '%oe = tensor.empty() : tensor<8x2xf32> loc("h.0..mlp")', 'error: loc("h.0..mlp"): module path \'h.0..mlp\' is not a dotted path')
 opcase("explicit phases are spelled right", '%ones = linalg.fill ins(%c1 : f32)', '%ones = linalg.fill {zshard.phase = "sideways"} ins(%c1 : f32)', 'zshard-verify-contract-ops.mlir:{{[0-9]+}}:1: error: zshard.phase of op \'linalg.fill\' must be "forward", "backward" or "optimizer", got "sideways"')
