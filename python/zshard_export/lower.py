@@ -998,7 +998,8 @@ def _index(L, a, indices):
     x = L.mat(L.get(a))
     present = [i for i, t in enumerate(indices) if t is not None]
     if len(present) != 1:
-        L.fail("unsupported op aten.index.Tensor with more than one index tensor")
+        from .lower_index import index_several
+        return index_several(L, x, indices)
     k = present[0]
     idx = L.get(indices[k])
     if idx.dt == "i1":

@@ -17,12 +17,13 @@ judged against torch's training of a float64 copy with the float32 budget
 
 usage: hf_models.py --family llama|mistral|qwen2|gpt2 --attn eager|sdpa --work DIR
                     [--bin BUILD/bin] [--ranks 4] [--strategy full_shard] [--steps 10]
-                    [--tied 0|1] [--window W] [--opt -O1] [--mpiexec 'mpiexec -n 4']
+                    [--tied 0|1] [--window W] [--mask] [--opt -O1] [--mpiexec 'mpiexec -n 4']
 """
 
 import argparse
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -41,6 +42,14 @@ except ImportError:
 REL = 1e-4  # the brief's bound on every loss against torch eager float32
 
 
+def documented_ops(family):
+    """The ops docs/zshard-export.md's op table marks for `family` (column HF)."""
+    letter = {"llama": "L", "mistral": "M", "qwen2": "Q", "gpt2": "G"}[family]
+    with open(os.path.join(common.ROOT, "docs", "zshard-export.md")) as f:
+        rows = re.findall(r"^\| `((?:aten\.)?[A-Za-z0-9_.]+)` \| [^|]* \| ([^|]*) \|", f.read(), re.M)
+    return {op for op, hf_col in rows if letter in hf_col.split()}
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--family", required=True, choices=hf.FAMILIES)
@@ -55,6 +64,8 @@ def main():
     p.add_argument("--vocab", type=int, default=97)
     p.add_argument("--tied", type=int, default=None)
     p.add_argument("--window", type=int, default=None, help="Mistral's sliding_window")
+    p.add_argument("--mask", action="store_true",
+                   help="an attention_mask batch input with left padding")
     p.add_argument("--mpiexec", default="")
     p.add_argument("--opt", default="-O1",
                    help="zshard-compile's LLVM level: -O1 compiles these steps in a quarter "
@@ -74,6 +85,8 @@ def main():
         sets.append(f"tied={args.tied}")
     if args.window is not None:
         sets.append(f"window={args.window}")
+    if args.mask:
+        sets.append("mask=1")
     export = [os.path.join(common.ROOT, "tools", "zshard-export"),
               "zshard_export.examples.hf:make"]
     for s in sets:
@@ -94,6 +107,8 @@ def main():
 
     ids, labels = hf.batches(steps, n * args.batch, args.seq, args.vocab)
     batches = {"input_ids": ids, "labels": labels}
+    if args.mask:
+        batches["attention_mask"], batches["labels"] = hf.padding_mask(ids, labels)
     common.save_batches(w("batches.safetensors"), batches)
     cmd = [common.tool("zshard-run"), w("step.zsa"), "--ranks", str(n), "--steps", str(steps),
            "--quiet", "--batch-file", w("batches.safetensors"),
@@ -112,7 +127,7 @@ def main():
             got, common.safetensors_io.load_file(w("zshard.safetensors"))),
         "torch eager float32": (want, float64_torch.torch_state(ref_model, ref_opt))})
     rel = [abs(a - b) / abs(b) for a, b in zip(got, want)]
-    print(json.dumps({"family": args.family, "attn": args.attn, "tied": tied,
+    print(json.dumps({"family": args.family, "attn": args.attn, "tied": tied, "mask": args.mask,
                       "sliding_window": getattr(model.config, "sliding_window", None), "ranks": n,
                       "strategy": args.strategy, "units": units,
                       "backend": "mpi" if args.mpiexec else "local",
@@ -130,6 +145,10 @@ def main():
                  f"(relative {abs(a - b) / abs(b):.2e} > {REL})")
     if failures:
         sys.exit("FAIL: " + "; ".join(failures[:4]))
+    undocumented = [o for o in meta["ops"] if o not in documented_ops(args.family)]
+    if undocumented:
+        sys.exit(f"FAIL: ops of the {args.family} graph not marked for it in the op table of "
+                 f"docs/zshard-export.md: {', '.join(undocumented)}")
     if not want[-1] < want[0]:
         sys.exit("FAIL: the loss did not fall; the comparison would prove little")
     print(f"OK: {args.family} ({args.attn} attention) {args.strategy} on {n} ranks, "

@@ -62,6 +62,22 @@ def loss_fn(model, input_ids, labels):
     return model(input_ids=input_ids, labels=labels).loss
 
 
+def loss_fn_masked(model, input_ids, labels, attention_mask):
+    """loss_fn with a padding mask (1: a token, 0: padding), as batches of
+    padded sequences are fed."""
+    return model(input_ids=input_ids, labels=labels, attention_mask=attention_mask).loss
+
+
+def padding_mask(ids, labels, pad=3):
+    """attention_mask of left padding: even rows start with `pad` padding
+    tokens, odd rows with none (so every pair of rows counts as many labels);
+    the padded positions' labels become -100. Returns (mask, labels)."""
+    mask = torch.ones_like(ids)
+    mask[..., 0::2, :pad] = 0
+    labels = labels.masked_fill(mask == 0, -100)
+    return mask, labels
+
+
 def batches(steps, rows, seq, vocab, ignore=1, seed=7):
     """Random `input_ids` and learnable `labels` ([steps, rows, seq]): labels[t]
     is a function of input_ids[t - 1] (the shift Hugging Face applies makes
@@ -78,10 +94,11 @@ def batches(steps, rows, seq, vocab, ignore=1, seed=7):
 
 def make(family="llama", attn="sdpa", layers=2, hidden=48, heads=6, kv_heads=2, vocab=97,
          intermediate=80, seq=12, batch=2, lr=3e-3, seed=0, tied=None, window=None,
-         weight_decay=0.1):
+         mask=0, weight_decay=0.1):
     """(model, optimizer, batch, loss_fn) for zshard-export: a `family` model
     with torch's initialisation under torch.manual_seed(seed), in training
-    mode, AdamW, and one example batch."""
+    mode, AdamW, and one example batch (with mask=1, also an attention_mask
+    of left padding)."""
     torch.manual_seed(int(seed))
     cfg = config(family, int(layers), int(hidden), int(heads), int(kv_heads), int(vocab),
                  int(intermediate), max(64, int(seq)), attn,
@@ -91,4 +108,8 @@ def make(family="llama", attn="sdpa", layers=2, hidden=48, heads=6, kv_heads=2, 
     opt = torch.optim.AdamW(model.parameters(), lr=float(lr), betas=(0.9, 0.95),
                             weight_decay=float(weight_decay))
     ids, labels = batches(1, int(batch), int(seq), int(vocab), seed=int(seed) + 1)
+    if int(mask):
+        attention_mask, labels = padding_mask(ids, labels)
+        return model, opt, {"input_ids": ids[0], "labels": labels[0],
+                            "attention_mask": attention_mask[0]}, loss_fn_masked
     return model, opt, {"input_ids": ids[0], "labels": labels[0]}, loss_fn
