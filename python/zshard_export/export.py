@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from .constants import derived_buffers, fold_buffer
 from .errors import ExportError
 from .lower import Lowering
 from .mlir import DTYPES, Function, Val
@@ -67,20 +68,23 @@ def export_step(model, optimizer, batch, loss_fn=None):
         raise ExportError(f"loss_fn must be callable or None, got {type(loss_fn).__name__}")
     loss_fn = loss_fn or default_loss_fn
     params = _check_params(model)
+    buffers = derived_buffers(model)
     groups = _check_optimizer(optimizer, params)
     batch = _check_batch(batch)
 
     was_training = model.training
-    gm = trace_joint(model, params, batch, loss_fn)
+    gm = trace_joint(model, params, batch, loss_fn, buffers)
     model.train(was_training)
 
     fn = Function()
     names = list(params)
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    if len(placeholders) != len(names) + len(batch):
+    if len(placeholders) != len(names) + len(buffers) + len(batch):
         raise ExportError("internal: unexpected placeholders in the traced graph")
     n_params = len(names)
     arg_specs, env = [], {}
+    for ph, (bname, buf) in zip(placeholders[n_params:], buffers.items()):
+        env[ph] = fold_buffer(fn, bname, buf)
     for i, name in enumerate(names):
         p = params[name]
         arg = Val(f"%arg{len(arg_specs)}", p.shape, DTYPES[p.dtype])
@@ -101,7 +105,7 @@ def export_step(model, optimizer, batch, loss_fn=None):
         sig_dt = "i32" if dt in ("i64", "i32", "i16", "i8") else dt
         arg = Val(f"%arg{len(arg_specs)}", t.shape, sig_dt)
         arg_specs.append((arg, {"zshard.role": "batch", "zshard.name": bname}))
-        batch_args.append((placeholders[n_params + j], arg, dt))
+        batch_args.append((placeholders[n_params + len(buffers) + j], arg, dt))
     lr = Val(f"%arg{len(arg_specs)}", (), "f32")
     # The optimizer's lr as the hyper's default: zshard-compile copies it to
     # the manifest and zshard-run uses it unless --lr is given.
@@ -171,13 +175,6 @@ def export_step(model, optimizer, batch, loss_fn=None):
 # ------------------------------------------------------------------ checks
 
 def _check_params(model):
-    buffers = [n for n, _ in model.named_buffers()]
-    if buffers:
-        raise ExportError(
-            f"the model has buffers that are not parameters ({', '.join(buffers[:5])}"
-            f"{', ...' if len(buffers) > 5 else ''}): the training-step contract carries "
-            f"parameters and optimizer state only; make them parameters, compute them "
-            f"in forward, or remove them")
     params = {}
     for name, p in model.named_parameters():
         if not _NAME.match(name):

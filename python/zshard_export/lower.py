@@ -13,6 +13,7 @@ import traceback
 
 import torch
 
+from .constants import fold
 from .errors import ExportError, is_user_file, one_line, user_frame
 from .mlir import DTYPES, Body, Val, View, is_float, ttype
 from .trace import CLASSES_KEY
@@ -79,14 +80,17 @@ class Lowering:
     def get(self, a):
         if isinstance(a, torch.fx.Node):
             if a not in self.env and a.op == "get_attr":
-                t = getattr(self.gm, a.target, None)
-                shape = list(t.shape) if isinstance(t, torch.Tensor) else "?"
-                self.fail(f"unsupported tensor constant '{a.target}' (shape {shape})",
-                          "a tensor the forward makes from data (torch.tensor([...])) or "
-                          "a tensor attribute that is neither a parameter nor a buffer; "
-                          "compute it from the inputs or make it a parameter")
+                self.env[a] = self.constant(a)
             return self.env[a]
         return a
+
+    def constant(self, node):
+        """A tensor constant of the graph (a derived buffer, a torch.tensor in
+        the forward) folded into the step."""
+        t = getattr(self.gm, node.target, None)
+        if not isinstance(t, torch.Tensor):
+            self.fail(f"unsupported graph attribute '{node.target}' ({type(t).__name__})")
+        return fold(self.fn, t, f"'{node.target}'", self.loc, self.fail)
 
     def mat(self, x):
         """A Val for x, copying a view once."""
@@ -725,9 +729,10 @@ def _cat(L, tensors, dim=0):
     acc = L.fn.empty(shape, dt, L.loc)
     offset = 0
     for t in tensors:
-        x = L.mat(L.get(t))
-        if x.shape[dim] == 0:
+        x = L.get(t)
+        if 0 in x.shape:  # an empty part (torch also takes a 1-d [0] one: a cache's start)
             continue
+        x = L.mat(x)
         offsets = [0] * len(shape)
         offsets[dim] = offset
         sizes = list(x.shape)
@@ -993,7 +998,8 @@ def _index(L, a, indices):
     x = L.mat(L.get(a))
     present = [i for i, t in enumerate(indices) if t is not None]
     if len(present) != 1:
-        L.fail("unsupported op aten.index.Tensor with more than one index tensor")
+        from .lower_index import index_several
+        return index_several(L, x, indices)
     k = present[0]
     idx = L.get(indices[k])
     if idx.dt == "i1":
@@ -1156,3 +1162,7 @@ def _select_scatter(L, a, b, dim, index):
     offsets = [0] * len(x.shape)
     offsets[dim] = index
     return _insert(L, x, src, offsets, shape, [1] * len(x.shape))
+
+
+# Lowerings kept in their own modules; they register into OPS on import.
+from . import lower_pad  # noqa: E402,F401

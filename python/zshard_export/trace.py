@@ -47,13 +47,17 @@ def _decompositions():
     return table
 
 
-def trace_joint(model, params, batch, loss_fn):
+def trace_joint(model, params, batch, loss_fn, buffers=None):
     """Traces loss and d loss / d params.
 
-    params: ordered {name: Parameter} (unique tensors); batch: {name: Tensor}.
-    Returns the GraphModule, whose placeholders are the params then the batch
-    values (flattened in that order) and whose output is (loss, grads).
+    params: ordered {name: Parameter} (unique tensors); batch: {name: Tensor};
+    buffers: ordered {name: Tensor} of the buffers the module reads (they are
+    inputs of the trace, so fake tensors stand for them as for parameters).
+    Returns the GraphModule, whose placeholders are the params, the buffers,
+    then the batch values (flattened in that order) and whose output is
+    (loss, grads).
     """
+    buffers = dict(buffers or {})
     step_module = _StepModule(model, loss_fn)
     names = list(params)
     module_names = {mod: name for name, mod in model.named_modules()}
@@ -81,8 +85,9 @@ def trace_joint(model, params, batch, loss_fn):
             stack.pop()
             set_path(stack[-1] if stack else "")
 
-    def step(flat_params, flat_batch):
+    def step(flat_params, flat_buffers, flat_batch):
         p = {("m." + n): t for n, t in zip(names, flat_params)}
+        p.update({("m." + n): t for n, t in zip(buffers, flat_buffers)})
         b = dict(zip(batch.keys(), flat_batch))
         set_path("")
         with DropoutGuard(running):
@@ -115,7 +120,8 @@ def trace_joint(model, params, batch, loss_fn):
         from torch.nn.attention import SDPBackend, sdpa_kernel
         with sdpa_kernel(SDPBackend.MATH), fx_traceback.preserve_node_meta():
             gm = make_fx(step, decomposition_table=_decompositions(), tracing_mode="fake",
-                         record_stack_traces=True)(list(params.values()), list(batch.values()))
+                         record_stack_traces=True)(list(params.values()), list(buffers.values()),
+                                                    list(batch.values()))
     except ExportError:
         raise
     except Exception as exc:  # noqa: BLE001 - every tracing failure is reported
@@ -175,8 +181,8 @@ def _functionalize(gm):
             continue
         if _is_mutating(n):
             raise ExportError(f"the step mutates one of its inputs ({n.target} in module "
-                              f"'{n.meta.get('custom', {}).get(PATH_KEY, '')}'): parameters "
-                              f"and batch tensors must not be changed in place")
+                              f"'{n.meta.get('custom', {}).get(PATH_KEY, '')}'): parameters, "
+                              f"buffers and batch tensors must not be changed in place")
         n.meta["zshard_path"] = n.meta.get("custom", {}).get(PATH_KEY, "")
     return new
 

@@ -269,6 +269,46 @@ class NumericsTest(unittest.TestCase):
         batches = {"x": torch.randn(3, 4, 6, generator=g), "y": torch.randn(3, 4, generator=g)}
         self.compile_and_compare(model, opt, batches, 3)
 
+    def test_derived_buffers_and_constants(self):
+        """Non-persistent buffers (float, bool, integer) and tensor constants
+        of the forward (torch.tensor, an empty 1-d tensor in cat, as a
+        key/value cache starts) are folded with their exact values;
+        constant_pad_nd pads and crops."""
+
+        class Folded(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(6, 6)
+                self.register_buffer("freq", torch.tensor([0.1, 1.0 / 3.0, 2.5, -7.0, 1e-3, 9.0]),
+                                     persistent=False)
+                self.register_buffer("mask", torch.tril(torch.ones(8, 8, dtype=torch.bool)),
+                                     persistent=False)
+                self.register_buffer("perm", torch.tensor([5, 0, 4, 1, 3, 2]), persistent=False)
+                self.register_buffer("ones", torch.ones(6), persistent=False)
+
+            def forward(self, x, y):
+                t = x.shape[1]
+                w = self.fc.weight[self.perm]  # rows permuted by an integer buffer
+                h = F.linear(x, w, self.fc.bias) * self.freq * self.ones + \
+                    torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+                s = h @ h.transpose(-1, -2)
+                s = s.masked_fill(~self.mask[:t, :t], float("-inf")).softmax(-1) @ h
+                s = torch.cat([torch.tensor([]), s.reshape(-1)]).reshape(s.shape)
+                p = F.pad(s, (1, -2), value=0.25)
+                return F.mse_loss(p.sum(-1), y)
+
+        torch.manual_seed(4)
+        model = Folded()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+        g = torch.Generator().manual_seed(6)
+        batches = {"x": torch.randn(3, 2, 5, 6, generator=g),
+                   "y": torch.randn(3, 2, 5, generator=g)}
+        result = export_step(model, opt, {k: v[0] for k, v in batches.items()})
+        self.assertIn("aten.constant_pad_nd.default", result.meta["ops"])
+        self.assertNotIn("freq", "".join(result.weights))
+        self.assertIn('arith.constant dense<"0x', result.mlir)
+        self.compile_and_compare(model, opt, batches, 3)
+
 
 class BadInputTest(unittest.TestCase):
     """Each case fails with a message naming the problem and where it is."""
@@ -387,16 +427,30 @@ class BadInputTest(unittest.TestCase):
         self.expect(Noisy(), r"^random op aten\.rand\.default in module '' \(the root Noisy, "
                     r"or the loss function\): the exported step is deterministic")
 
-    def test_tensor_constant(self):
-        class Const(nn.Module):
+    def test_too_large_constant(self):
+        class Big(nn.Module):
             def __init__(self):
                 super().__init__()
                 self.fc = nn.Linear(4, 4)
+                self.register_buffer("table", torch.arange(float(1 << 20) + 1), persistent=False)
 
             def forward(self, x):
-                return (self.fc(x) * torch.tensor([1.0, 2.0, 3.0, 4.0])).sum()
-        self.expect(Const(), r"^unsupported tensor constant '_tensor_constant0' \(shape \[4\]\) "
-                    r"in module '' \(the root Const, or the loss function\): ")
+                return (self.fc(x) * self.table[:4]).sum()
+        self.expect(Big(), r"^tensor constant buffer 'table' \(shape \[1048577\]\) is too large to "
+                    r"fold into the step \(1048577 elements, at most 1048576\) in module '': ")
+
+    def test_mutated_derived_buffer(self):
+        class Count(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.register_buffer("seen", torch.zeros(1), persistent=False)
+
+            def forward(self, x):
+                self.seen.add_(1)
+                return self.fc(x).sum()
+        self.expect(Count(), r"^the step mutates one of its inputs \(aten\.copy_\.default in module "
+                    r"''\): parameters, buffers and batch tensors must not be changed in place")
 
     def test_exception_outside_the_modules(self):
         """An exception in the loss function (in a module: see
@@ -408,7 +462,7 @@ class BadInputTest(unittest.TestCase):
     def test_loss_fn_must_be_callable(self):
         self.expect(nn.Linear(4, 4), r"^loss_fn must be callable or None, got int$", loss_fn=3)
 
-    def test_buffers_are_refused(self):
+    def test_persistent_buffers_are_refused(self):
         class WithBuffer(nn.Module):
             def __init__(self):
                 super().__init__()
@@ -417,9 +471,12 @@ class BadInputTest(unittest.TestCase):
 
             def forward(self, x):
                 return (self.fc(x) * self.scale).pow(2).mean()
-        self.expect(WithBuffer(), r"buffers that are not parameters \(scale\)")
+        self.expect(WithBuffer(), r"^the model has a persistent buffer 'scale' \(shape \[4\], "
+                    r"float32\) in module '' \(WithBuffer\): it is state the training step "
+                    r"would carry, and only derived \(non-persistent\) buffers are folded")
         self.expect(nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4)),
-                    r"buffers that are not parameters \(1\.running_mean")
+                    r"^the model has a persistent buffer '1\.running_mean' \(shape \[4\], "
+                    r"float32\) in module '1' \(BatchNorm1d\)")
 
     def test_optimizer_checks(self):
         m = nn.Linear(4, 1)
@@ -473,7 +530,8 @@ class BadInputTest(unittest.TestCase):
                            env=dict(os.environ, ZSHARD_TORCH_VENV=os.path.dirname(
                                os.path.dirname(sys.executable))))
         self.assertEqual(r.returncode, 1, r.stderr)
-        self.assertRegex(r.stderr, r"^zshard-export: error: the model has buffers")
+        self.assertRegex(r.stderr, r"^zshard-export: error: the model has a persistent buffer "
+                         r"'1\.running_mean'")
         self.assertFalse(os.path.exists(out))
         self.assertFalse(os.path.exists(out + ".safetensors"))
 

@@ -1,0 +1,106 @@
+"""Tensors of the step that are not trained: folded to constants.
+
+A module's non-persistent buffers (``register_buffer(..., persistent=False)``:
+not in its ``state_dict``, recomputed from the configuration when the module is
+built, as Hugging Face's RoPE ``inv_freq``) and the tensor constants the trace
+captures (``_tensor_constantN``: a ``torch.tensor([...])`` in the forward, a
+tensor attribute that is neither a parameter nor a buffer, the empty tensor a
+key/value cache starts from) are derived: the step reads the same values every
+time, as torch's eager loop does. They enter the step as ``arith.constant``
+tensors with their exact bits. Persistent buffers are state (a checkpoint holds
+them), not derived, and are refused here by name.
+"""
+
+import struct
+
+
+from .errors import ExportError
+from .mlir import DTYPES, Val, ttype
+
+# The largest constant folded into the step's text (elements): a causal mask
+# of a 1024-token context is 1M booleans.
+MAX_ELEMENTS = 1 << 20
+
+
+def derived_buffers(model):
+    """{name: tensor} of the model's non-persistent buffers, in
+    named_buffers() order; refuses a persistent buffer, naming the first."""
+    persistent = set(model.state_dict(keep_vars=True))
+    derived = {}
+    for name, buf in model.named_buffers():
+        if name in persistent:
+            owner, _, attr = name.rpartition(".")
+            mod = model.get_submodule(owner) if owner else model
+            raise ExportError(
+                f"the model has a persistent buffer '{name}' (shape {list(buf.shape)}, "
+                f"{_dtype_name(buf)}) in module '{owner}' ({type(mod).__name__}): it is state "
+                f"the training step would carry, and only derived (non-persistent) buffers "
+                f"are folded into the step; register it with persistent=False if it is "
+                f"computed from the configuration, or make it a parameter")
+        derived[name] = buf
+    return derived
+
+
+def _dtype_name(t):
+    return str(t.dtype).replace("torch.", "")
+
+
+def dense_literal(t):
+    """The `dense<...>` attribute of a tensor's exact values, or None for a
+    dtype the step has no element type for."""
+    dt = DTYPES.get(t.dtype)
+    if dt is None:
+        return None
+    a = t.detach().cpu().contiguous()
+    flat = a.reshape(-1)
+    if flat.numel() and bool((flat == flat[0]).all()):
+        return f"dense<{_scalar_text(flat[0], dt)}>"
+    if flat.numel() == 0:
+        return "dense<>" if a.dim() else None
+    if dt == "i1":  # one byte per element in MLIR's hex form is not i1's layout
+        return "dense<" + _nested(a.tolist(), lambda v: "true" if v else "false") + ">"
+    data = a.numpy().astype(a.numpy().dtype.newbyteorder("<"), copy=False).tobytes()
+    return 'dense<"0x' + data.hex().upper() + '">'
+
+
+def _scalar_text(v, dt):
+    if dt == "i1":
+        return "true" if bool(v) else "false"
+    if dt == "f32":
+        return "0x%08X" % struct.unpack("<I", struct.pack("<f", float(v)))[0]
+    if dt == "f64":
+        return "0x%016X" % struct.unpack("<Q", struct.pack("<d", float(v)))[0]
+    return str(int(v))
+
+
+def _nested(x, leaf):
+    if isinstance(x, list):
+        return "[" + ", ".join(_nested(v, leaf) for v in x) + "]"
+    return leaf(x)
+
+
+def fold(fn, t, what, loc, fail):
+    """An `arith.constant` Val holding tensor t. `fail(why, hint)` reports a
+    tensor that cannot be folded (a dtype without an element type, too big)."""
+    if t.is_complex() or t.dtype not in DTYPES:
+        fail(f"unsupported tensor constant {what} of dtype {_dtype_name(t)}",
+             "the step's element types are f32, f64, i64, i32, i16, i8 and i1")
+    if t.numel() > MAX_ELEMENTS:
+        fail(f"tensor constant {what} (shape {list(t.shape)}) is too large to fold into the "
+             f"step ({t.numel()} elements, at most {MAX_ELEMENTS})",
+             "compute it in the forward from the inputs (torch.arange, comparisons)")
+    dt = DTYPES[t.dtype]
+    shape = tuple(int(s) for s in t.shape)
+    if t.numel() == 0:
+        return fn.empty(shape, dt, loc)
+    name = fn.op(f"arith.constant {dense_literal(t)} : {ttype(shape, dt)}", loc, "k")
+    return Val(name, shape, dt)
+
+
+def fold_buffer(fn, name, t):
+    """A derived buffer as a constant, located at its module's path."""
+    owner = name.rpartition(".")[0]
+
+    def fail(why, hint=""):
+        raise ExportError(f"{why} in module '{owner}'" + (f": {hint}" if hint else ""))
+    return fold(fn, t, f"buffer '{name}'", owner, fail)
