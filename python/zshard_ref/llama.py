@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ops
+from .gpt import batch_specs, cast_batch  # noqa: F401  (the inputs are gpt's)
 
 RMS_EPS = 1e-5
 
@@ -60,11 +61,6 @@ def param_specs(cfg):
         ]
     specs += [("model.norm.weight", (d,), "ones"), ("lm_head.weight", (cfg.vocab, d), "normal")]
     return specs
-
-
-def batch_specs(cfg, batch_size, seq_len=None):
-    t = cfg.seq if seq_len is None else seq_len
-    return {"tokens": ((batch_size, t), "int"), "targets": ((batch_size, t), "int")}
 
 
 # --------------------------------------------------------------------------- #
@@ -235,11 +231,6 @@ def backward(cfg, params, cache):
 def loss_and_grads(cfg, params, batch):
     loss, cache = forward(cfg, params, batch)
     return loss, backward(cfg, params, cache)
-
-
-def cast_batch(cfg, batch, dtype):
-    return {"tokens": np.asarray(batch["tokens"]).astype(np.int64),
-            "targets": np.asarray(batch["targets"]).astype(np.int64)}
 
 
 def parameter_count(cfg):
