@@ -3,12 +3,14 @@
 // LlamaForCausalLM state_dict (linear weights [out, in], no biases, untied
 // head) in its order; the RoPE tables computed once with cos / sin; the k and
 // v heads repeated to the query heads (floordiv map) and their gradients
-// summed back over each group; the module path of every op; and that
-// --kv-heads defaults to --heads (no repeat then).
+// summed back over each group; the module path of every op; that
+// --kv-heads defaults to --heads (no repeat then); and that a bf16 step
+// verifies with bf16 parameters and f32 master copies.
 
 // RUN: zshard-gen llama --layers 2 --d-model 12 --heads 6 --kv-heads 2 --ffn-hidden 20 --vocab 17 --seq 4 --batch 2 | zshard-opt --zshard-verify-contract | FileCheck %s
 // RUN: zshard-gen llama --layers 2 --d-model 12 --heads 6 --kv-heads 2 --ffn-hidden 20 --vocab 17 --seq 4 --batch 2 | zshard-opt --mlir-print-local-scope | FileCheck %s --check-prefix=LOC --implicit-check-not=unknown
 // RUN: zshard-gen llama --layers 1 --d-model 8 --heads 2 --ffn-hidden 8 --vocab 16 --seq 4 --batch 1 | FileCheck %s --check-prefix=MHA
+// RUN: zshard-gen llama --layers 1 --d-model 12 --heads 6 --kv-heads 2 --ffn-hidden 20 --vocab 17 --seq 4 --batch 2 --dtype bf16 | zshard-opt --zshard-verify-contract | FileCheck %s --check-prefix=BF16
 
 // CHECK-LABEL: func.func @train_step(
 // CHECK-SAME: %arg0: tensor<17x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.embed_tokens.weight"
@@ -52,3 +54,6 @@
 // MHA-NOT: floordiv
 // MHA: zshard.name = "model.layers.0.self_attn.k_proj.weight"
 // MHA-NOT: floordiv
+
+// BF16: %arg0: tensor<17x12xbf16> {zshard.init = "normal(0, 0.02)", zshard.name = "model.embed_tokens.weight"
+// BF16: zshard.name = "model.embed_tokens.weight.master"
