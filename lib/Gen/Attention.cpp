@@ -35,11 +35,62 @@ static Value maskedScore(BodyBuilder &e, Value s, float scale) {
                   e.cst(-std::numeric_limits<double>::infinity()));
 }
 
+Value zshard::gen::causalAttentionForward(StepBuilder &sb, Value q, Value k,
+                                          Value v, Value &p) {
+  SmallVector<int64_t> qs = StepBuilder::shapeOf(q);
+  int64_t bh = qs[0], t = qs[1];
+  float scale = std::sqrt(static_cast<float>(qs[2]));
+
+  // Scores and the causal softmax.
+  SmallVector<int64_t> sShape{bh, t, t};
+  AffineMap id3 = sb.identity(3), row = sb.project(3, {0, 1});
+  Value s = sb.matmul(q, k, /*transposeA=*/false, /*transposeB=*/true);
+  Value max = sb.reduceLast({{s, id3}}, sShape, /*isMax=*/true,
+                            [&](BodyBuilder &e, ArrayRef<Value> a) {
+                              return V{maskedScore(e, a[0], scale)};
+                            });
+  Value sum =
+      sb.reduceLast({{s, id3}, {max, row}}, sShape, /*isMax=*/false,
+                    [&](BodyBuilder &e, ArrayRef<Value> a) {
+                      return V{e.exp(e.sub(maskedScore(e, a[0], scale), a[1]))};
+                    });
+  p = sb.map(sShape, sb.act(), {{s, id3}, {max, row}, {sum, row}},
+             [&](BodyBuilder &e, ArrayRef<Value> a) {
+               Value ex = e.exp(e.sub(maskedScore(e, a[0], scale), a[1]));
+               return V{e.div(ex, a[2])};
+             });
+  return sb.matmul(p, v);
+}
+
+AttentionCoreGrads zshard::gen::causalAttentionBackward(StepBuilder &sb,
+                                                        Value dout, Value q,
+                                                        Value k, Value v,
+                                                        Value p) {
+  SmallVector<int64_t> qs = StepBuilder::shapeOf(q);
+  int64_t bh = qs[0], t = qs[1];
+  float scale = std::sqrt(static_cast<float>(qs[2]));
+  AffineMap id3 = sb.identity(3), row = sb.project(3, {0, 1});
+
+  Value dv = sb.matmul(p, dout, /*transposeA=*/true);
+  Value dp = sb.matmul(dout, v, /*transposeA=*/false, /*transposeB=*/true);
+  SmallVector<int64_t> sShape{bh, t, t};
+  Value rowDot =
+      sb.reduceLast({{dp, id3}, {p, id3}}, sShape,
+                    /*isMax=*/false, [](BodyBuilder &e, ArrayRef<Value> a) {
+                      return V{e.mul(a[0], a[1])};
+                    });
+  Value ds = sb.map(sShape, sb.act(), {{p, id3}, {dp, id3}, {rowDot, row}},
+                    [&](BodyBuilder &e, ArrayRef<Value> a) {
+                      Value g = e.mul(a[0], e.sub(a[1], a[2]));
+                      return V{e.div(g, e.cstF32(scale))};
+                    });
+  return {sb.matmul(ds, k), sb.matmul(ds, q, /*transposeA=*/true), dv};
+}
+
 Value zshard::gen::attentionForward(StepBuilder &sb, Value qkv,
                                     AttentionShape shape,
                                     AttentionCache &cache) {
   int64_t b = shape.batch, t = shape.seq, h = shape.heads, hd = shape.headDim;
-  float scale = std::sqrt(static_cast<float>(hd));
 
   // [B*T, 3D] -> [B, T, 3, H, D/H]; q, k, v as [B, H, T, D/H] in one generic
   // whose input maps pick slot 0, 1, 2 of the third dim.
@@ -61,27 +112,10 @@ Value zshard::gen::attentionForward(StepBuilder &sb, Value qkv,
     head = sb.collapse(head, {{0, 1}, {2}, {3}});
   Value q = heads[0], k = heads[1], v = heads[2];
 
-  // Scores and the causal softmax.
-  SmallVector<int64_t> sShape{b * h, t, t};
-  AffineMap id3 = sb.identity(3), row = sb.project(3, {0, 1});
-  Value s = sb.matmul(q, k, /*transposeA=*/false, /*transposeB=*/true);
-  Value max = sb.reduceLast({{s, id3}}, sShape, /*isMax=*/true,
-                            [&](BodyBuilder &e, ArrayRef<Value> a) {
-                              return V{maskedScore(e, a[0], scale)};
-                            });
-  Value sum =
-      sb.reduceLast({{s, id3}, {max, row}}, sShape, /*isMax=*/false,
-                    [&](BodyBuilder &e, ArrayRef<Value> a) {
-                      return V{e.exp(e.sub(maskedScore(e, a[0], scale), a[1]))};
-                    });
-  Value p = sb.map(sShape, sb.act(), {{s, id3}, {max, row}, {sum, row}},
-                   [&](BodyBuilder &e, ArrayRef<Value> a) {
-                     Value ex = e.exp(e.sub(maskedScore(e, a[0], scale), a[1]));
-                     return V{e.div(ex, a[2])};
-                   });
+  Value p;
+  Value o = causalAttentionForward(sb, q, k, v, p);
 
-  // o = p @ v, heads merged back: [B*H, T, D/H] -> [B, T, H, D/H] -> [B*T, D].
-  Value o = sb.matmul(p, v);
+  // Heads merged back: [B*H, T, D/H] -> [B, T, H, D/H] -> [B*T, D].
   Value o4 = sb.expand(o, {b, h, t, hd}, {{0, 1}, {2}, {3}});
   Value merged =
       sb.map({b, t, h, hd}, sb.act(), {{o4, sb.project(4, {0, 2, 1, 3})}},
@@ -94,30 +128,14 @@ Value zshard::gen::attentionBackward(StepBuilder &sb, Value dout,
                                      const AttentionCache &cache) {
   AttentionShape shape = cache.shape;
   int64_t b = shape.batch, t = shape.seq, h = shape.heads, hd = shape.headDim;
-  float scale = std::sqrt(static_cast<float>(hd));
-  AffineMap id3 = sb.identity(3), row = sb.project(3, {0, 1});
 
   // do: [B*T, D] -> [B, T, H, D/H] -> [B, H, T, D/H] -> [B*H, T, D/H].
   Value do4 = sb.expand(dout, {b, t, h, hd}, {{0, 1}, {2, 3}});
   Value doT = sb.transpose(do4, {0, 2, 1, 3});
   Value do3 = sb.collapse(doT, {{0, 1}, {2}, {3}});
 
-  Value dv = sb.matmul(cache.p, do3, /*transposeA=*/true);
-  Value dp = sb.matmul(do3, cache.v, /*transposeA=*/false, /*transposeB=*/true);
-  SmallVector<int64_t> sShape{b * h, t, t};
-  Value rowDot =
-      sb.reduceLast({{dp, id3}, {cache.p, id3}}, sShape,
-                    /*isMax=*/false, [](BodyBuilder &e, ArrayRef<Value> a) {
-                      return V{e.mul(a[0], a[1])};
-                    });
-  Value ds =
-      sb.map(sShape, sb.act(), {{cache.p, id3}, {dp, id3}, {rowDot, row}},
-             [&](BodyBuilder &e, ArrayRef<Value> a) {
-               Value g = e.mul(a[0], e.sub(a[1], a[2]));
-               return V{e.div(g, e.cstF32(scale))};
-             });
-  Value dq = sb.matmul(ds, cache.k);
-  Value dk = sb.matmul(ds, cache.q, /*transposeA=*/true);
+  auto [dq, dk, dv] =
+      causalAttentionBackward(sb, do3, cache.q, cache.k, cache.v, cache.p);
 
   // dqkv[b, t, j, h, :] = (dq, dk, dv)[j][b, h, t, :], then [B*T, 3D].
   SmallVector<Operand> ins;

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -125,6 +126,49 @@ std::string zshard::gen::validate(const GptConfig &cfg) {
   check.add("c_fc.weight [d-model, 4*d-model]", {d, d * 4});
   check.add("qkv [batch*seq, 3*d-model]", {n, d * 3});
   check.add("mlp hidden [batch*seq, 4*d-model]", {n, d * 4});
+  check.add("attention scores [batch*heads, seq, seq]", {b * h, t, t});
+  check.add("logits [batch*seq, vocab]", {n, v});
+  return check.error;
+}
+
+std::string zshard::gen::validate(const LlamaConfig &cfg) {
+  for (auto [option, value] :
+       {std::pair<const char *, int64_t>{"--layers", cfg.layers},
+        {"--d-model", cfg.dModel},
+        {"--heads", cfg.heads},
+        {"--kv-heads", cfg.kvHeads},
+        {"--ffn-hidden", cfg.ffnHidden},
+        {"--vocab", cfg.vocab},
+        {"--seq", cfg.seq},
+        {"--batch", cfg.batch}})
+    if (std::string e = positive("llama", option, value); !e.empty())
+      return e;
+  if (cfg.layers > kMaxLayers)
+    return "llama: --layers " + std::to_string(cfg.layers) +
+           " is more than zshard-gen writes (at most " +
+           std::to_string(kMaxLayers) + ")";
+  if (cfg.dModel % cfg.heads != 0)
+    return "llama: --heads " + std::to_string(cfg.heads) +
+           " does not divide --d-model " + std::to_string(cfg.dModel);
+  if (cfg.heads % cfg.kvHeads != 0)
+    return "llama: --kv-heads " + std::to_string(cfg.kvHeads) +
+           " does not divide --heads " + std::to_string(cfg.heads);
+  if ((cfg.dModel / cfg.heads) % 2 != 0)
+    return "llama: the head dim (--d-model / --heads = " +
+           std::to_string(cfg.dModel / cfg.heads) +
+           ") must be even for the rotary embeddings";
+  if (cfg.vocab > std::numeric_limits<int32_t>::max())
+    return "llama: --vocab " + std::to_string(cfg.vocab) +
+           " does not fit the i32 tokens";
+  if (!(cfg.ropeTheta > 1.0) || !std::isfinite(cfg.ropeTheta))
+    return "llama: --rope-theta must be a finite number above 1";
+  Size d = cfg.dModel, v = cfg.vocab, t = cfg.seq, b = cfg.batch, h = cfg.heads,
+       f = cfg.ffnHidden;
+  Size n = b * t;
+  ShapeCheck check("llama");
+  check.add("embed_tokens [vocab, d-model]", {v, d});
+  check.add("gate_proj.weight [ffn-hidden, d-model]", {f, d});
+  check.add("mlp hidden [batch*seq, ffn-hidden]", {n, f});
   check.add("attention scores [batch*heads, seq, seq]", {b * h, t, t});
   check.add("logits [batch*seq, vocab]", {n, v});
   return check.error;

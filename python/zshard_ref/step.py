@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from . import gpt, mlp
+from . import gpt, llama, mlp
 from .adamw import AdamWConfig, adamw_step
 
 
@@ -11,6 +11,8 @@ def _model(cfg):
         return gpt
     if isinstance(cfg, mlp.MlpConfig):
         return mlp
+    if isinstance(cfg, llama.LlamaConfig):
+        return llama
     raise TypeError(f"unknown model config {cfg!r}")
 
 
@@ -51,15 +53,16 @@ def check_params(cfg, params):
 
 def check_batch(cfg, batch):
     """Raise ValueError unless the batch has the model's inputs, shapes and kinds."""
-    if isinstance(cfg, gpt.GptConfig):
+    if isinstance(cfg, (gpt.GptConfig, llama.LlamaConfig)):
+        kind = "gpt" if isinstance(cfg, gpt.GptConfig) else "llama"
         if "tokens" not in batch:
-            raise ValueError("gpt batch needs 'tokens' and 'targets'")
+            raise ValueError(f"{kind} batch needs 'tokens' and 'targets'")
         shape = np.shape(batch["tokens"])
         if len(shape) != 2:
-            raise ValueError(f"gpt 'tokens' must be [B, T], got {list(shape)}")
-        specs = gpt.batch_specs(cfg, shape[0], shape[1])
+            raise ValueError(f"{kind} 'tokens' must be [B, T], got {list(shape)}")
+        specs = _model(cfg).batch_specs(cfg, shape[0], shape[1])
         if shape[1] > cfg.seq:
-            raise ValueError(f"gpt batch length {shape[1]} exceeds --seq {cfg.seq}")
+            raise ValueError(f"{kind} batch length {shape[1]} exceeds --seq {cfg.seq}")
     else:
         if "x" not in batch:
             raise ValueError("mlp batch needs 'x'")

@@ -2,10 +2,10 @@
 // one line on stderr and exit status 1, and writes nothing to stdout.
 
 // RUN: not zshard-gen 2>&1 | FileCheck %s --check-prefix=NOMODEL
-// NOMODEL: zshard-gen: error: expected a model, 'mlp' or 'gpt' (see --help)
+// NOMODEL: zshard-gen: error: expected a model, 'mlp', 'gpt' or 'llama' (see --help)
 
 // RUN: not zshard-gen resnet 2>&1 | FileCheck %s --check-prefix=MODEL
-// MODEL: zshard-gen: error: unknown model 'resnet', expected 'mlp' or 'gpt'
+// MODEL: zshard-gen: error: unknown model 'resnet', expected 'mlp', 'gpt' or 'llama'
 
 // RUN: not zshard-gen gpt --layers 2 --d-model 30 --heads 4 --vocab 64 --seq 16 --batch 2 2>&1 | FileCheck %s --check-prefix=HEADS
 // HEADS: zshard-gen: error: gpt: --heads 4 does not divide --d-model 30

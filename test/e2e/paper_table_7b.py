@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The FSDP memory table of ARCHITECTURE.md, reproduced at LLaMA-2-7B size.
 
-zshard-gen's llama2-7b preset (32 GPT-style blocks at LLaMA-2-7B widths, bf16
+zshard-gen's llama llama2-7b preset (the Llama-2-7B architecture and shapes:
+32 decoder layers, RMSNorm, RoPE, SwiGLU, 6.74e9 parameters; bf16
 parameters and gradients, AdamW with an f32 master copy and f32 moments,
 shapes only) is planned unsharded and sharded over N = 8 ranks for each
 strategy with `zshard-compile --emit=memory-plan --memory-json`. Per rank,
@@ -59,14 +60,15 @@ def main():
     p.add_argument("--work", required=True)
     args = p.parse_args()
     tool, w = paths(args)
-    run([tool("zshard-gen"), "gpt", "--preset", "llama2-7b", "--dtype", "bf16", "-o", w("7b.mlir")])
+    run([tool("zshard-gen"), "llama", "--preset", "llama2-7b", "--dtype", "bf16",
+         "-o", w("7b.mlir")])
 
     plans = {"no_shard": plan(tool, w, "no_shard", [])}
     for strategy in STRATEGIES[1:]:
         plans[strategy] = plan(tool, w, strategy, [
-            f"--zshard-form-units=pattern=h.<i> ranks={N} strategy={strategy}", "--zshard-shard"])
+            f"--zshard-form-units=pattern=model.layers.<i> ranks={N} strategy={strategy}", "--zshard-shard"])
     plans["full_shard+offload"] = plan(tool, w, "full_shard-offload", [
-        f"--zshard-form-units=pattern=h.<i> ranks={N} strategy=full_shard", "--zshard-shard",
+        f"--zshard-form-units=pattern=model.layers.<i> ranks={N} strategy=full_shard", "--zshard-shard",
         "--zshard-offload"])
 
     b = 2

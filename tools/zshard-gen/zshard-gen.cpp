@@ -6,7 +6,7 @@
 ///
 /// \file
 /// `zshard-gen` writes one training step (forward, backward, AdamW) of the
-/// `mlp` or `gpt` model of docs/models.md as MLIR following
+/// `mlp`, `gpt` or `llama` model of docs/models.md as MLIR following
 /// docs/contract.md. See docs/zshard-gen.md.
 ///
 /// Every usage or configuration error is one line on stderr and exit
@@ -22,6 +22,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -39,6 +40,11 @@ static const char *kUsage = R"(usage:
   zshard-gen gpt --layers L --d-model D --heads H --vocab V --seq T --batch B
                  [--tied] [common]
   zshard-gen gpt --preset llama2-7b|llama2-70b [--tied] [common]
+                 (GPT-2 blocks at Llama-2 sizes)
+  zshard-gen llama --layers L --d-model D --heads H [--kv-heads KV]
+                   --ffn-hidden F --vocab V --seq T --batch B
+                   [--rope-theta X] [common]
+  zshard-gen llama --preset llama2-7b|llama2-70b|llama3-8b [common]
 
 common options:
   --dtype f32|bf16   element type of parameters, activations and gradients
@@ -78,16 +84,31 @@ static const std::map<std::string, Preset> kPresets = {
     {"llama2-70b", {80, 8192, 64, 32000, 4096, 1}},
 };
 
+namespace {
+struct LlamaPreset {
+  int64_t layers, dModel, heads, kvHeads, ffnHidden, vocab, seq, batch;
+  double ropeTheta;
+};
+} // namespace
+
+/// The published shapes of the Llama checkpoints (their config.json).
+static const std::map<std::string, LlamaPreset> kLlamaPresets = {
+    {"llama2-7b", {32, 4096, 32, 32, 11008, 32000, 4096, 1, 10000.0}},
+    {"llama2-70b", {80, 8192, 64, 8, 28672, 32000, 4096, 1, 10000.0}},
+    {"llama3-8b", {32, 4096, 32, 8, 14336, 128256, 8192, 1, 500000.0}},
+};
+
 int main(int argc, char **argv) {
   if (argc < 2)
-    fail("expected a model, 'mlp' or 'gpt' (see --help)");
+    fail("expected a model, 'mlp', 'gpt' or 'llama' (see --help)");
   llvm::StringRef model = argv[1];
   if (model == "-h" || model == "--help") {
     llvm::outs() << kUsage;
     return 0;
   }
-  if (model != "mlp" && model != "gpt")
-    fail("unknown model '" + model.str() + "', expected 'mlp' or 'gpt'");
+  if (model != "mlp" && model != "gpt" && model != "llama")
+    fail("unknown model '" + model.str() +
+         "', expected 'mlp', 'gpt' or 'llama'");
 
   // Options allowed per model, and whether they take a value.
   const std::map<std::string, bool> common = {
@@ -102,7 +123,13 @@ int main(int argc, char **argv) {
       {"--layers", true}, {"--d-model", true}, {"--heads", true},
       {"--vocab", true},  {"--seq", true},     {"--batch", true},
       {"--tied", false},  {"--preset", true}};
-  const auto &modelOpts = model == "mlp" ? mlpOpts : gptOpts;
+  const std::map<std::string, bool> llamaOpts = {
+      {"--layers", true},   {"--d-model", true},    {"--heads", true},
+      {"--kv-heads", true}, {"--ffn-hidden", true}, {"--vocab", true},
+      {"--seq", true},      {"--batch", true},      {"--rope-theta", true},
+      {"--preset", true}};
+  const auto &modelOpts =
+      model == "mlp" ? mlpOpts : (model == "gpt" ? gptOpts : llamaOpts);
 
   std::map<std::string, std::string> values;
   for (int i = 2; i < argc; ++i) {
@@ -124,7 +151,7 @@ int main(int argc, char **argv) {
     if (!takesValue)
       takesValue = find(modelOpts);
     if (!takesValue) {
-      if (find(model == "mlp" ? gptOpts : mlpOpts))
+      if (find(mlpOpts) || find(gptOpts) || find(llamaOpts))
         fail("option " + name.str() + " does not apply to model " +
              model.str());
       if (arg.starts_with("-"))
@@ -195,6 +222,53 @@ int main(int argc, char **argv) {
     if (std::string error = validate(cfg); !error.empty())
       fail(error);
     module = buildMlpStep(ctx, cfg, opts);
+  } else if (model == "llama") {
+    LlamaConfig cfg;
+    std::optional<LlamaPreset> preset;
+    std::string presetName;
+    if (values.count("--preset")) {
+      presetName = values["--preset"];
+      auto it = kLlamaPresets.find(presetName);
+      if (it == kLlamaPresets.end())
+        fail("unknown --preset '" + presetName +
+             "', expected llama2-7b, llama2-70b or llama3-8b");
+      preset = it->second;
+      opts.shapesOnly = true;
+    }
+    auto size = [&](const char *option, int64_t fromPreset) -> int64_t {
+      if (preset && !values.count(option))
+        return fromPreset;
+      return require(option);
+    };
+    cfg.layers = size("--layers", preset ? preset->layers : 0);
+    cfg.dModel = size("--d-model", preset ? preset->dModel : 0);
+    cfg.heads = size("--heads", preset ? preset->heads : 0);
+    cfg.kvHeads = values.count("--kv-heads") || preset
+                      ? size("--kv-heads", preset ? preset->kvHeads : 0)
+                      : cfg.heads;
+    cfg.ffnHidden = size("--ffn-hidden", preset ? preset->ffnHidden : 0);
+    cfg.vocab = size("--vocab", preset ? preset->vocab : 0);
+    cfg.seq = size("--seq", preset ? preset->seq : 0);
+    cfg.batch = size("--batch", preset ? preset->batch : 0);
+    if (preset)
+      cfg.ropeTheta = preset->ropeTheta;
+    if (values.count("--rope-theta")) {
+      llvm::StringRef text = values["--rope-theta"];
+      if (text.getAsDouble(cfg.ropeTheta))
+        fail("--rope-theta expects a number, got '" + text.str() + "'");
+    }
+    if (std::string error = validate(cfg); !error.empty())
+      fail(error);
+    if (preset) {
+      // The count of the shapes actually built (options override the preset).
+      int64_t count = parameterCount(cfg);
+      int exponent = static_cast<int>(std::floor(std::log10(count)));
+      double mantissa = count / std::pow(10.0, exponent);
+      llvm::errs() << "zshard-gen: llama --preset " << presetName << ": "
+                   << count << " parameters ("
+                   << llvm::format("%.2fe%d", mantissa, exponent) << ")\n";
+    }
+    module = buildLlamaStep(ctx, cfg, opts);
   } else {
     GptConfig cfg;
     std::optional<Preset> preset;

@@ -103,6 +103,22 @@ struct AttentionCache {
   mlir::Value p;       ///< softmax probabilities `[B*H, T, T]`
 };
 
+/// The causal softmax attention of split heads: `q, k, v : [BH, T, hd]` ->
+/// `p @ v : [BH, T, hd]` with `p = softmax(mask(q @ k^T / sqrt(hd)))`, which
+/// it stores in `p` (`[BH, T, T]`).
+mlir::Value causalAttentionForward(StepBuilder &sb, mlir::Value q,
+                                   mlir::Value k, mlir::Value v,
+                                   mlir::Value &p);
+
+struct AttentionCoreGrads {
+  mlir::Value dq, dk, dv; ///< `[BH, T, hd]`
+};
+
+/// The backward of `causalAttentionForward` for `dout : [BH, T, hd]`.
+AttentionCoreGrads causalAttentionBackward(StepBuilder &sb, mlir::Value dout,
+                                           mlir::Value q, mlir::Value k,
+                                           mlir::Value v, mlir::Value p);
+
 /// `qkv : [B*T, 3D]` (q, k, v in that order; head h takes columns
 /// h*D/H .. (h+1)*D/H of each) -> `o : [B*T, D]`.
 mlir::Value attentionForward(StepBuilder &sb, mlir::Value qkv,

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Configurations and step builders of the `mlp` and `gpt` models of
+/// Configurations and step builders of the `mlp`, `gpt` and `llama` models of
 /// docs/models.md. `validate` rejects impossible configurations with a
 /// one-line message before anything is built; `build*Step` then writes one
 /// module holding the contract's `func.func @train_step`.
@@ -48,9 +48,24 @@ struct GptConfig {
   bool tied = false;
 };
 
+/// The llama model (docs/models.md): RMSNorm, RoPE, grouped-query attention,
+/// SwiGLU MLP, untied head, no biases.
+struct LlamaConfig {
+  int64_t layers = 0, dModel = 0, heads = 0, kvHeads = 0, ffnHidden = 0,
+          vocab = 0, seq = 0, batch = 0;
+  /// RoPE base.
+  double ropeTheta = 10000.0;
+  /// RMSNorm epsilon, inside the square root.
+  double rmsEps = 1e-5;
+};
+
 /// An empty string when `cfg` can be built, else a one-line reason.
 std::string validate(const MlpConfig &cfg);
 std::string validate(const GptConfig &cfg);
+std::string validate(const LlamaConfig &cfg);
+
+/// The number of trained parameters of a valid llama configuration.
+int64_t parameterCount(const LlamaConfig &cfg);
 
 /// Loads the dialects a generated step uses (func, linalg, tensor, arith,
 /// math) into `ctx` and returns the empty module of a step, located at the
@@ -65,6 +80,9 @@ mlir::OwningOpRef<mlir::ModuleOp> buildMlpStep(mlir::MLIRContext &ctx,
 mlir::OwningOpRef<mlir::ModuleOp> buildGptStep(mlir::MLIRContext &ctx,
                                                const GptConfig &cfg,
                                                const GenOptions &opts);
+mlir::OwningOpRef<mlir::ModuleOp> buildLlamaStep(mlir::MLIRContext &ctx,
+                                                 const LlamaConfig &cfg,
+                                                 const GenOptions &opts);
 
 } // namespace zshard::gen
 

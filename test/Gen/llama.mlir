@@ -1,0 +1,59 @@
+// Tests that `zshard-gen llama` writes the contract step of a 2-layer Llama
+// with grouped-query attention: parameters named and shaped as a Hugging Face
+// LlamaForCausalLM state_dict (linear weights [out, in], no biases, untied
+// head) in its order; the RoPE tables computed once with cos / sin; the k and
+// v heads repeated to the query heads (floordiv map) and their gradients
+// summed back over each group; the module path of every op; that
+// --kv-heads defaults to --heads (no repeat then); and that a bf16 step
+// verifies with bf16 parameters and f32 master copies.
+
+// RUN: zshard-gen llama --layers 2 --d-model 12 --heads 6 --kv-heads 2 --ffn-hidden 20 --vocab 17 --seq 4 --batch 2 | zshard-opt --zshard-verify-contract | FileCheck %s
+// RUN: zshard-gen llama --layers 2 --d-model 12 --heads 6 --kv-heads 2 --ffn-hidden 20 --vocab 17 --seq 4 --batch 2 | zshard-opt --mlir-print-local-scope | FileCheck %s --check-prefix=LOC --implicit-check-not=unknown
+// RUN: zshard-gen llama --layers 1 --d-model 8 --heads 2 --ffn-hidden 8 --vocab 16 --seq 4 --batch 1 | FileCheck %s --check-prefix=MHA
+// RUN: zshard-gen llama --layers 1 --d-model 12 --heads 6 --kv-heads 2 --ffn-hidden 20 --vocab 17 --seq 4 --batch 2 --dtype bf16 | zshard-opt --zshard-verify-contract | FileCheck %s --check-prefix=BF16
+
+// CHECK-LABEL: func.func @train_step(
+// CHECK-SAME: %arg0: tensor<17x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.embed_tokens.weight"
+// CHECK-SAME: %arg1: tensor<12x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.self_attn.q_proj.weight"
+// CHECK-SAME: %arg2: tensor<4x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.self_attn.k_proj.weight"
+// CHECK-SAME: %arg3: tensor<4x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.self_attn.v_proj.weight"
+// CHECK-SAME: %arg4: tensor<12x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.self_attn.o_proj.weight"
+// CHECK-SAME: %arg5: tensor<20x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.mlp.gate_proj.weight"
+// CHECK-SAME: %arg6: tensor<20x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.mlp.up_proj.weight"
+// CHECK-SAME: %arg7: tensor<12x20xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.mlp.down_proj.weight"
+// CHECK-SAME: %arg8: tensor<12xf32> {zshard.init = "ones", zshard.name = "model.layers.0.input_layernorm.weight"
+// CHECK-SAME: %arg9: tensor<12xf32> {zshard.init = "ones", zshard.name = "model.layers.0.post_attention_layernorm.weight"
+// CHECK-SAME: zshard.name = "model.layers.1.post_attention_layernorm.weight"
+// CHECK-SAME: %arg19: tensor<12xf32> {zshard.init = "ones", zshard.name = "model.norm.weight"
+// CHECK-SAME: %arg20: tensor<17x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "lm_head.weight"
+// CHECK-NOT: bias
+// CHECK-SAME: tensor<2x4xi32> {zshard.name = "tokens"
+// The rotary tables, [T, hd/2].
+// CHECK: math.cos
+// CHECK: math.sin
+// CHECK: -> (tensor<4x1xf32>, tensor<4x1xf32>)
+// Three kv heads repeated to six query heads.
+// CHECK: affine_map<(d0, d1, d2, d3) -> (d0, d1 floordiv 3, d2, d3)>
+// CHECK: linalg.batch_matmul {{.*}} -> tensor<12x4x4xf32>
+// The group sums of dk and dv in the backward.
+// CHECK: tensor.expand_shape {{.*}} into tensor<2x2x3x4x2xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel"]
+
+// LOC: math.cos {{.*}} loc("model.rotary_emb")
+// LOC: linalg.matmul {{.*}}ins(%{{.*}}, %arg1 : tensor<8x12xf32>, tensor<12x12xf32>) {{.*}} loc("model.layers.0.self_attn.q_proj")
+// LOC: math.exp {{.*}} loc("model.layers.0.self_attn")
+// LOC: math.exp {{.*}} loc("model.layers.0.mlp")
+// LOC: loc("model.layers.1.mlp.down_proj")
+// LOC: loc("model.norm")
+// LOC: linalg.matmul {{.*}} loc("lm_head")
+// Backward, last layer first.
+// LOC: loc("model.layers.1.mlp.down_proj")
+// LOC: loc("model.layers.0.input_layernorm")
+// LOC: loc("model.embed_tokens")
+
+// MHA-NOT: floordiv
+// MHA: zshard.name = "model.layers.0.self_attn.k_proj.weight"
+// MHA-NOT: floordiv
+
+// BF16: %arg0: tensor<17x12xbf16> {zshard.init = "normal(0, 0.02)", zshard.name = "model.embed_tokens.weight"
+// BF16: zshard.name = "model.embed_tokens.weight.master"
