@@ -23,10 +23,7 @@ using namespace mlir;
 using namespace mlir::zshard;
 
 StringRef mlir::zshard::stringifyMemCategory(MemCategory category) {
-  static constexpr StringLiteral names[kNumMemCategories] = {
-      "parameters",    "gradients", "optimizer_state", "activations",
-      "communication", "other",     "host_offload"};
-  return names[int(category)];
+  return ::zshard_abi::memCategoryName(int(category));
 }
 
 namespace {

@@ -9,7 +9,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <charconv>
 #include <cmath>
 
 using namespace mlir;
@@ -50,82 +49,8 @@ StringRef zshard::stringifyResultRole(ResultRole role) {
 }
 
 //===----------------------------------------------------------------------===//
-// Init specs and names
+// Names
 //===----------------------------------------------------------------------===//
-
-static bool parseNumber(StringRef text, double &value) {
-  text = text.trim();
-  if (text.empty() || text.getAsDouble(value))
-    return false;
-  return std::isfinite(value);
-}
-
-std::optional<InitSpec> InitSpec::parse(StringRef text, std::string *why) {
-  auto fail = [&](const Twine &message) -> std::optional<InitSpec> {
-    if (why)
-      *why = message.str();
-    return std::nullopt;
-  };
-  InitSpec spec;
-  text = text.trim();
-  if (text == "zeros") {
-    spec.kind = Kind::Zeros;
-    return spec;
-  }
-  if (text == "ones") {
-    spec.kind = Kind::Ones;
-    return spec;
-  }
-  if (text == "param") {
-    spec.kind = Kind::Param;
-    return spec;
-  }
-  StringRef head = text.take_until([](char c) { return c == '('; });
-  StringRef rest = text.drop_front(head.size());
-  head = head.trim();
-  if (head == "normal")
-    spec.kind = Kind::Normal;
-  else if (head == "uniform")
-    spec.kind = Kind::Uniform;
-  else
-    return fail("expected normal(MEAN, STD), uniform(LOW, HIGH), zeros, "
-                "ones or param");
-  if (!rest.consume_front("(") || !rest.consume_back(")"))
-    return fail(head + " takes two numbers in parentheses");
-  auto [first, second] = rest.split(',');
-  if (second.contains(','))
-    return fail(head + " takes exactly two numbers");
-  if (!parseNumber(first, spec.a) || !parseNumber(second, spec.b))
-    return fail(head + " takes two finite decimal numbers");
-  if (spec.kind == Kind::Normal && spec.b < 0)
-    return fail("the standard deviation must not be negative");
-  if (spec.kind == Kind::Uniform && !(spec.a < spec.b))
-    return fail("uniform needs LOW < HIGH");
-  return spec;
-}
-
-/// The shortest decimal spelling that reads back as the same double.
-static std::string shortest(double value) {
-  char buffer[32];
-  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, result.ptr);
-}
-
-std::string InitSpec::str() const {
-  switch (kind) {
-  case Kind::Zeros:
-    return "zeros";
-  case Kind::Ones:
-    return "ones";
-  case Kind::Param:
-    return "param";
-  case Kind::Normal:
-    return "normal(" + shortest(a) + ", " + shortest(b) + ")";
-  case Kind::Uniform:
-    return "uniform(" + shortest(a) + ", " + shortest(b) + ")";
-  }
-  llvm_unreachable("unknown init kind");
-}
 
 bool zshard::isValidDottedPath(StringRef path, bool allowEmpty) {
   if (path.empty())
@@ -333,7 +258,7 @@ LogicalResult StepContract::readArguments(bool emit) {
             llvm::formatv("{0}", type).str() + "'");
     // The value a producer recorded for a hyper (the optimizer's lr); the
     // artifact's manifest carries it as the hyper's "default".
-    if (Attribute value = attrs ? attrs.get("zshard.default") : nullptr) {
+    if (Attribute value = attrs ? attrs.get(contract::kDefault) : nullptr) {
       auto number = dyn_cast<FloatAttr>(value);
       if (info.role != ArgRole::Hyper)
         error(label + ": zshard.default is for hyper arguments only");

@@ -15,6 +15,7 @@
 
 #include "RuntimeCalls.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
+#include "zshard/abi/RuntimeCodes.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
@@ -34,24 +35,24 @@ namespace {
 /// The runtime's zshard_rt_comm_dtype code of an element type.
 std::optional<int32_t> getDTypeCode(Type type) {
   if (type.isF32())
-    return 0;
+    return ZSHARD_RT_COMM_F32;
   if (type.isBF16())
-    return 1;
+    return ZSHARD_RT_COMM_BF16;
   if (type.isF16())
-    return 2;
+    return ZSHARD_RT_COMM_F16;
   if (type.isSignlessInteger(32))
-    return 3;
+    return ZSHARD_RT_COMM_I32;
   return std::nullopt;
 }
 
 int32_t getReduceCode(ReduceKind kind) {
   switch (kind) {
   case ReduceKind::Sum:
-    return 0;
+    return ZSHARD_RT_REDUCE_SUM;
   case ReduceKind::Avg:
-    return 1;
+    return ZSHARD_RT_REDUCE_AVG;
   case ReduceKind::Max:
-    return 2;
+    return ZSHARD_RT_REDUCE_MAX;
   }
   llvm_unreachable("unknown reduction");
 }

@@ -15,6 +15,7 @@
 #include "zshard/Conversion/Passes.h"
 
 #include "RuntimeCalls.h"
+#include "zshard/abi/RuntimeCodes.h"
 
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
@@ -190,7 +191,10 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
     return slot;
   };
   auto i64 = [&](int64_t v) { return constant(builder.getI64Type(), v); };
-  auto i32 = [&](bool v) { return constant(builder.getI32Type(), v ? 1 : 0); };
+  auto i32 = [&](bool transpose) {
+    return constant(builder.getI32Type(),
+                    transpose ? ZSHARD_RT_TRANS : ZSHARD_RT_NO_TRANS);
+  };
   SmallVector<Value> args = {i32(opA->transpose),
                              i32(opB->transpose),
                              i64(batch),

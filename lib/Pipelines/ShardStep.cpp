@@ -15,40 +15,14 @@ using namespace mlir;
 using namespace mlir::zshard;
 
 StringRef zshard::getStrategyName(ShardingStrategy strategy) {
-  switch (strategy) {
-  case ShardingStrategy::NoShard:
-    return "no_shard";
-  case ShardingStrategy::Zero1:
-    return "zero1";
-  case ShardingStrategy::ShardGradOp:
-    return "shard_grad_op";
-  case ShardingStrategy::FullShard:
-    return "full_shard";
-  case ShardingStrategy::HybridShard:
-    return "hybrid_shard";
-  case ShardingStrategy::HybridShardZero2:
-    return "hybrid_shard_zero2";
-  }
-  llvm_unreachable("unknown strategy");
+  return ::zshard_abi::strategyName(strategy);
 }
 
 std::optional<ShardingStrategy> zshard::parseShardingStrategy(StringRef text) {
   std::string key = text.trim().lower();
   std::replace(key.begin(), key.end(), '-', '_');
   // FSDP spells its private hybrid ZeRO-2 `_HYBRID_SHARD_ZERO2`.
-  StringRef name = StringRef(key).ltrim('_');
-  for (ShardingStrategy strategy :
-       {ShardingStrategy::NoShard, ShardingStrategy::Zero1,
-        ShardingStrategy::ShardGradOp, ShardingStrategy::FullShard,
-        ShardingStrategy::HybridShard, ShardingStrategy::HybridShardZero2})
-    if (name == getStrategyName(strategy))
-      return strategy;
-  return std::nullopt;
-}
-
-bool zshard::isHybrid(ShardingStrategy strategy) {
-  return strategy == ShardingStrategy::HybridShard ||
-         strategy == ShardingStrategy::HybridShardZero2;
+  return ::zshard_abi::parseStrategyName(StringRef(key).ltrim('_'));
 }
 
 StringRef zshard::getBackwardPrefetchName(BackwardPrefetch prefetch) {

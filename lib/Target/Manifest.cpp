@@ -8,11 +8,26 @@
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
+#include "zshard/abi/Fnv1a.h"
+#include "zshard/abi/ManifestSchema.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Format.h"
 
 using namespace mlir;
 using namespace mlir::zshard;
+namespace key = ::zshard_abi::manifest;
+
+::zshard_abi::Strategy zshard::toAbiStrategy(Strategy strategy) {
+  using Abi = ::zshard_abi::Strategy;
+  static_assert(int(Strategy::NoShard) == int(Abi::NoShard) &&
+                    int(Strategy::Zero1) == int(Abi::Zero1) &&
+                    int(Strategy::ShardGradOp) == int(Abi::ShardGradOp) &&
+                    int(Strategy::FullShard) == int(Abi::FullShard) &&
+                    int(Strategy::HybridShard) == int(Abi::HybridShard) &&
+                    int(Strategy::HybridShardZero2) ==
+                        int(Abi::HybridShardZero2),
+                "the dialect's Strategy is the ABI's");
+  return Abi(int(strategy));
+}
 
 std::string zshard::getDTypeName(Type type) {
   if (type.isF32())
@@ -63,14 +78,8 @@ std::string zshard::getCanonicalSignature(const StepContract &contract,
 
 std::string zshard::getSignatureHash(const StepContract &contract,
                                      ArrayRef<bool> inPlace) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (unsigned char c : getCanonicalSignature(contract, inPlace)) {
-    hash ^= c;
-    hash *= 0x100000001b3ULL;
-  }
-  std::string hex;
-  llvm::raw_string_ostream(hex) << llvm::format_hex_no_prefix(hash, 16);
-  return hex;
+  return ::zshard_abi::hex16(
+      ::zshard_abi::fnv1a64(getCanonicalSignature(contract, inPlace)));
 }
 
 template <typename Range> static llvm::json::Array toArray(Range &&values) {
@@ -97,14 +106,14 @@ static llvm::json::Object describeUnit(UnitOp unit,
   llvm::json::Array members;
   unsigned i = 0;
   for (auto member : unit.getMembers().getAsRange<MemberAttr>()) {
-    llvm::json::Object entry{{"name", member.getName()},
-                             {"shape", toArray(member.getShape())},
-                             {"offset", member.getOffset()}};
+    llvm::json::Object entry{{key::kName, member.getName()},
+                             {key::kShape, toArray(member.getShape())},
+                             {key::kOffset, member.getOffset()}};
     if (paramShard && i < paramShard->memberInits.size())
-      entry["init"] = paramShard->memberInits[i].str();
+      entry[key::kInit] = paramShard->memberInits[i].str();
     else if (const StepArgument *param = contract.lookupParam(member.getName()))
       if (param->init)
-        entry["init"] = param->init->str();
+        entry[key::kInit] = param->init->str();
     members.push_back(std::move(entry));
     ++i;
   }
@@ -114,22 +123,23 @@ static llvm::json::Object describeUnit(UnitOp unit,
     for (const InitSpec &spec : state->memberInits)
       inits.push_back(spec.str());
     slots.push_back(llvm::json::Object{
-        {"slot", state->slot},
-        {"dtype", getDTypeName(state->type.getElementType())},
-        {"inits", std::move(inits)}});
+        {key::kSlot, state->slot},
+        {key::kDType, getDTypeName(state->type.getElementType())},
+        {key::kInits, std::move(inits)}});
   }
   std::optional<int64_t> shardSize = unit.getShardSize();
   return llvm::json::Object{
-      {"name", unit.getSymName()},
-      {"strategy", stringifyStrategy(unit.getStrategy())},
-      {"shard_axes", toArray(unit.getShardAxes())},
-      {"replicate_axes", toArray(unit.getReplicateAxes())},
-      {"padded", unit.getPaddedSize()},
-      {"shard_size", shardSize ? *shardSize : int64_t(-1)},
-      {"param_dtype", getDTypeName(unit.getParamType())},
-      {"reduce_dtype", getDTypeName(unit.getReduceType())},
-      {"members", std::move(members)},
-      {"slots", std::move(slots)}};
+      {key::kName, unit.getSymName()},
+      {key::kStrategy,
+       ::zshard_abi::strategyName(toAbiStrategy(unit.getStrategy()))},
+      {key::kShardAxes, toArray(unit.getShardAxes())},
+      {key::kReplicateAxes, toArray(unit.getReplicateAxes())},
+      {key::kPadded, unit.getPaddedSize()},
+      {key::kShardSize, shardSize ? *shardSize : int64_t(-1)},
+      {key::kParamDType, getDTypeName(unit.getParamType())},
+      {key::kReduceDType, getDTypeName(unit.getReduceType())},
+      {key::kMembers, std::move(members)},
+      {key::kSlots, std::move(slots)}};
 }
 
 static llvm::json::Array shapeOf(RankedTensorType type) {
@@ -144,41 +154,41 @@ llvm::json::Object zshard::buildManifest(const StepContract &contract,
   llvm::json::Array arguments;
   for (const StepArgument &argument : contract.getArguments()) {
     llvm::json::Object entry{
-        {"index", argument.index},
-        {"role", stringifyArgRole(argument.role)},
-        {"name", argument.name},
-        {"dtype", getDTypeName(argument.type.getElementType())},
-        {"shape", shapeOf(argument.type)}};
+        {key::kIndex, argument.index},
+        {key::kRole, stringifyArgRole(argument.role)},
+        {key::kName, argument.name},
+        {key::kDType, getDTypeName(argument.type.getElementType())},
+        {key::kShape, shapeOf(argument.type)}};
     if (argument.init)
-      entry["init"] = argument.init->str();
+      entry[key::kInit] = argument.init->str();
     if (!argument.param.empty())
-      entry["param"] = argument.param;
+      entry[key::kParam] = argument.param;
     if (!argument.unit.empty())
-      entry["unit"] = argument.unit;
+      entry[key::kUnit] = argument.unit;
     if (!argument.slot.empty())
-      entry["slot"] = argument.slot;
+      entry[key::kSlot] = argument.slot;
     if (argument.placement == Placement::Host)
-      entry["placement"] = "host";
+      entry[key::kPlacement] = key::kPlacementHost;
     // A hyper's recorded value (zshard.default, checked by the contract).
     if (auto recorded = contract.getStep().getArgAttrOfType<FloatAttr>(
-            argument.index, "zshard.default"))
-      entry["default"] = recorded.getValueAsDouble();
+            argument.index, contract::kDefault))
+      entry[key::kDefault] = recorded.getValueAsDouble();
     arguments.push_back(std::move(entry));
   }
   llvm::json::Array results;
   for (const StepResult &result : contract.getResults()) {
     llvm::json::Object entry{
-        {"index", result.index},
-        {"role", stringifyResultRole(result.role)},
-        {"dtype", getDTypeName(result.type.getElementType())},
-        {"shape", shapeOf(result.type)}};
+        {key::kIndex, result.index},
+        {key::kRole, stringifyResultRole(result.role)},
+        {key::kDType, getDTypeName(result.type.getElementType())},
+        {key::kShape, shapeOf(result.type)}};
     if (!result.name.empty())
-      entry["name"] = result.name;
+      entry[key::kName] = result.name;
     for (const StepArgument &argument : contract.getArguments())
       if (!argument.unit.empty() && argument.name == result.name) {
-        entry["unit"] = argument.unit;
+        entry[key::kUnit] = argument.unit;
         if (!argument.slot.empty())
-          entry["slot"] = argument.slot;
+          entry[key::kSlot] = argument.slot;
       }
     results.push_back(std::move(entry));
   }
@@ -195,24 +205,24 @@ llvm::json::Object zshard::buildManifest(const StepContract &contract,
       shape.push_back(ShapedType::isDynamic(dim) ? int64_t(-1) : dim);
       ranks *= ShapedType::isDynamic(dim) ? 1 : dim;
     }
-    grid = llvm::json::Object{{"name", gridOp.getSymName()},
-                              {"shape", std::move(shape)}};
+    grid = llvm::json::Object{{key::kName, gridOp.getSymName()},
+                              {key::kShape, std::move(shape)}};
   }
   llvm::json::Object moduleAttrs;
   for (NamedAttribute attr : module->getAttrs())
     if (auto text = dyn_cast<StringAttr>(attr.getValue()))
       moduleAttrs[attr.getName().getValue()] = text.getValue();
-  return llvm::json::Object{{"format", "zshard-artifact"},
-                            {"version", 1},
-                            {"library", "step.so"},
-                            {"entry", "zshard_step"},
-                            {"signature", getSignatureHash(contract)},
-                            {"ranks", ranks},
-                            {"grid", std::move(grid)},
-                            {"module", std::move(moduleAttrs)},
-                            {"arguments", std::move(arguments)},
-                            {"results", std::move(results)},
-                            {"units", std::move(units)}};
+  return llvm::json::Object{{key::kFormat, key::kFormatName},
+                            {key::kVersionKey, key::kVersion},
+                            {key::kLibrary, key::kDefaultLibrary},
+                            {key::kEntry, key::kDefaultEntry},
+                            {key::kSignature, getSignatureHash(contract)},
+                            {key::kRanks, ranks},
+                            {key::kGrid, std::move(grid)},
+                            {key::kModule, std::move(moduleAttrs)},
+                            {key::kArguments, std::move(arguments)},
+                            {key::kResults, std::move(results)},
+                            {key::kUnits, std::move(units)}};
 }
 
 SmallVector<bool> zshard::getInPlaceResults(const StepContract &contract,
@@ -230,16 +240,16 @@ SmallVector<bool> zshard::getInPlaceResults(const StepContract &contract,
 void zshard::recordInPlaceResults(llvm::json::Object &manifest,
                                   const StepContract &contract,
                                   ArrayRef<bool> inPlace) {
-  if (llvm::json::Array *results = manifest.getArray("results"))
+  if (llvm::json::Array *results = manifest.getArray(key::kResults))
     for (auto [result, updatedInPlace] : llvm::zip(*results, inPlace))
       if (updatedInPlace)
-        (*result.getAsObject())["in_place"] = true;
-  manifest["signature"] = getSignatureHash(contract, inPlace);
+        (*result.getAsObject())[key::kInPlace] = true;
+  manifest[key::kSignature] = getSignatureHash(contract, inPlace);
 }
 
 void zshard::recordTarget(llvm::json::Object &manifest, StringRef target,
                           StringRef chip) {
-  manifest["target"] = target.str();
+  manifest[key::kTarget] = target.str();
   if (!chip.empty())
-    manifest["chip"] = chip.str();
+    manifest[key::kChip] = chip.str();
 }

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "zshard/Target/Artifact.h"
+#include "zshard/abi/ManifestSchema.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -88,8 +89,9 @@ static LogicalResult addEntryPoints(llvm::Module &module, StringRef stepName,
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
   auto *entryType =
       llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);
-  auto *entry = llvm::Function::Create(
-      entryType, llvm::GlobalValue::ExternalLinkage, "zshard_step", module);
+  auto *entry =
+      llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
+                             ::zshard_abi::manifest::kDefaultEntry, module);
   llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", entry));
   SmallVector<llvm::Value *> args;
   for (unsigned i = 0; i < numBuffers; ++i) {

@@ -13,8 +13,8 @@
 #include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
-#include "zshard/Support/UnitLayout.h"
 #include "zshard/Transforms/Passes.h"
+#include "zshard/abi/UnitLayout.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
@@ -244,7 +244,7 @@ void FormUnitsPass::runOnOperation() {
 
   func::FuncOp step = contract.getStep();
   for (auto &[name, indices] : units) {
-    std::vector<::zshard::MemberSpec> specs;
+    std::vector<::zshard_abi::MemberSpec> specs;
     Type paramType;
     for (unsigned index : indices) {
       const StepArgument &arg = contract.getArguments()[index];
@@ -262,12 +262,12 @@ void FormUnitsPass::runOnOperation() {
       paramType = element;
     }
     std::string error;
-    std::optional<::zshard::UnitLayout> layout =
-        ::zshard::UnitLayout::create(specs, groupSize, 1, &error);
+    std::optional<::zshard_abi::UnitLayout> layout =
+        ::zshard_abi::UnitLayout::create(specs, groupSize, 1, &error);
     if (!layout)
       return fail("unit '" + name + "': " + error);
     SmallVector<Attribute> members;
-    for (const ::zshard::MemberLayout &member : layout->getMembers())
+    for (const ::zshard_abi::MemberLayout &member : layout->getMembers())
       members.push_back(MemberAttr::get(&getContext(), member.name,
                                         member.shape, member.offset));
     // Per-unit reshard-after-forward.

@@ -438,7 +438,7 @@ func.func @train_step(
 // -----
 
 // Tests that init specs parse.
-// expected-error @+1 {{argument #0 ('fc.0.weight') has a bad zshard.init 'normal(0)': normal takes two finite decimal numbers}}
+// expected-error @+1 {{argument #0 ('fc.0.weight') has a bad zshard.init 'normal(0)': expected ',' at offset 8}}
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0)"},
     %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
@@ -524,7 +524,7 @@ func.func @train_step(
 // -----
 
 // Tests that a standard deviation is not negative.
-// expected-error @+1 {{has a bad zshard.init 'normal(0, -1)': the standard deviation must not be negative}}
+// expected-error @+1 {{has a bad zshard.init 'normal(0, -1)': STD must be >= 0}}
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, -1)"},
     %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
@@ -567,7 +567,7 @@ func.func @train_step(
 // -----
 
 // Tests that uniform bounds are ordered.
-// expected-error @+1 {{has a bad zshard.init 'uniform(1, 1)': uniform needs LOW < HIGH}}
+// expected-error @+1 {{has a bad zshard.init 'uniform(1, 1)': LOW must be < HIGH}}
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "uniform(1, 1)"},
     %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},

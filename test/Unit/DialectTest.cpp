@@ -6,7 +6,8 @@
 
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 #include "zshard/InitAll.h"
-#include "zshard/Support/UnitLayout.h"
+#include "zshard/Target/Artifact.h"
+#include "zshard/abi/UnitLayout.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -87,17 +88,30 @@ TEST_F(DialectTest, UnitAgreesWithLayoutHelper) {
   EXPECT_EQ(unit.getExtent(), 11);
   EXPECT_EQ(unit.getShardSize(), 4);
 
-  std::vector<::zshard::MemberSpec> specs;
+  std::vector<::zshard_abi::MemberSpec> specs;
   for (auto member : unit.getMembers().getAsRange<MemberAttr>())
     specs.push_back({member.getName().str(),
                      std::vector<int64_t>(member.getShape().begin(),
                                           member.getShape().end())});
-  auto layout = ::zshard::UnitLayout::create(specs, 3);
+  auto layout = ::zshard_abi::UnitLayout::create(specs, 3);
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->getPaddedSize(), unit.getPaddedSize());
   size_t i = 0;
   for (auto member : unit.getMembers().getAsRange<MemberAttr>())
     EXPECT_EQ(layout->getMembers()[i++].offset, member.getOffset());
+}
+
+// Tests that the dialect's strategies are the ABI's, by value (which
+// toAbiStrategy also asserts when it compiles) and by name.
+TEST(DialectStrategy, IsTheAbiStrategy) {
+  for (zshard_abi::Strategy abi : zshard_abi::kStrategies) {
+    std::optional<Strategy> strategy = symbolizeStrategy(uint32_t(abi));
+    ASSERT_TRUE(strategy);
+    EXPECT_EQ(toAbiStrategy(*strategy), abi);
+    EXPECT_EQ(stringifyStrategy(*strategy).str(),
+              zshard_abi::strategyName(abi));
+  }
+  EXPECT_FALSE(symbolizeStrategy(uint32_t(std::size(zshard_abi::kStrategies))));
 }
 
 TEST_F(DialectTest, TensorBytes) {

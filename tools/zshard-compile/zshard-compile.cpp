@@ -13,9 +13,9 @@
 #include "CompileDiagnostics.h"
 #include "CompileOptions.h"
 
-#include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/CostModel.h"
 #include "zshard/Analysis/MemoryPlan.h"
+#include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 #include "zshard/InitAll.h"
@@ -24,6 +24,7 @@
 #include "zshard/Pipelines/ShardStep.h"
 #include "zshard/Target/Artifact.h"
 #include "zshard/Transforms/Passes.h"
+#include "zshard/abi/ManifestSchema.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -321,14 +322,14 @@ int main(int argc, char **argv) {
   }
 
   SmallString<128> soPath(dir);
-  llvm::sys::path::append(soPath, "step.so");
+  llvm::sys::path::append(soPath, ::zshard_abi::manifest::kDefaultLibrary);
   if (failed(linkSharedObject(objectPath, soPath, error)))
     return fail(error);
   llvm::sys::fs::remove(objectPath);
   double codegenSeconds = codegenTimer.seconds();
 
   SmallString<128> manifestPath(dir);
-  llvm::sys::path::append(manifestPath, "manifest.json");
+  llvm::sys::path::append(manifestPath, ::zshard_abi::manifest::kFileName);
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";

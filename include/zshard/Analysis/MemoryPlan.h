@@ -24,6 +24,7 @@
 #define ZSHARD_ANALYSIS_MEMORYPLAN_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "zshard/abi/MemoryCategory.h"
 
 #include <array>
 #include <cstdint>
@@ -32,22 +33,23 @@
 namespace mlir {
 namespace zshard {
 
-/// The runtime's memory categories (zshard_rt_mem_category), in its order.
+/// The runtime's memory categories (zshard_rt_mem_category of
+/// zshard/abi/RuntimeCodes.h).
 enum class MemCategory : int {
-  Parameters = 0,
-  Gradients,
-  OptimizerState,
-  Activations,
-  Communication,
-  Other,
+  Parameters = ZSHARD_RT_MEM_PARAMETERS,
+  Gradients = ZSHARD_RT_MEM_GRADIENTS,
+  OptimizerState = ZSHARD_RT_MEM_OPTIMIZER_STATE,
+  Activations = ZSHARD_RT_MEM_ACTIVATIONS,
+  Communication = ZSHARD_RT_MEM_COMMUNICATION,
+  Other = ZSHARD_RT_MEM_OTHER,
   /// Offloaded state in the runtime's host pool: not device memory, so not
   /// part of the total.
-  HostOffload
+  HostOffload = ZSHARD_RT_MEM_HOST_OFFLOAD
 };
-constexpr int kNumMemCategories = 7;
+constexpr int kNumMemCategories = ::zshard_abi::kNumMemCategories;
 /// Whether a category is device memory, counted in the total.
 constexpr bool isDeviceCategory(int category) {
-  return category != int(MemCategory::HostOffload);
+  return ::zshard_abi::isDeviceMemCategory(category);
 }
 /// The runtime entry a compiled step selects the category of its next
 /// allocations with (one i32 argument, a MemCategory).

@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "zshard/abi/InitSpec.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <optional>
@@ -38,6 +39,9 @@ inline constexpr llvm::StringLiteral kSlot = "zshard.slot";
 inline constexpr llvm::StringLiteral kInits = "zshard.inits";
 inline constexpr llvm::StringLiteral kPlacement = "zshard.placement";
 inline constexpr llvm::StringLiteral kInPlace = "zshard.in_place";
+/// A hyper's recorded value; the manifest carries it as the hyper's
+/// `default` (zshard/abi/ManifestSchema.h).
+inline constexpr llvm::StringLiteral kDefault = "zshard.default";
 } // namespace contract
 
 /// Roles of arguments and results. The `*Shard*` roles appear once the step
@@ -61,18 +65,9 @@ StringRef stringifyResultRole(ResultRole role);
 
 /// An init spec: `normal(MEAN, STD)`, `uniform(LOW, HIGH)`, `zeros`, `ones`,
 /// or `param` (a copy of the parameter, for optimizer state such as an f32
-/// master copy of a bf16 parameter).
-struct InitSpec {
-  enum class Kind { Normal, Uniform, Zeros, Ones, Param };
-  Kind kind = Kind::Zeros;
-  double a = 0.0; ///< mean or low
-  double b = 0.0; ///< std or high
-
-  /// Parses the spelling; on failure returns std::nullopt and says why.
-  static std::optional<InitSpec> parse(StringRef text, std::string *why);
-  /// The canonical spelling.
-  std::string str() const;
-};
+/// master copy of a bf16 parameter). The grammar is the runtime's
+/// (zshard/abi/InitSpec.h).
+using InitSpec = ::zshard_abi::InitSpec;
 
 /// True for a dotted path `[A-Za-z_][A-Za-z0-9_]*` or decimal indices joined
 /// by `.`; the empty path is accepted only if `allowEmpty`.

@@ -20,6 +20,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+#include "zshard/abi/Strategy.h"
 
 #include <optional>
 #include <string>
@@ -27,15 +28,9 @@
 namespace mlir {
 namespace zshard {
 
-/// FSDP's sharding strategies (and ZeRO-1), as zshard-form-units names them.
-enum class ShardingStrategy {
-  NoShard,
-  Zero1,
-  ShardGradOp,
-  FullShard,
-  HybridShard,
-  HybridShardZero2
-};
+/// FSDP's sharding strategies (and ZeRO-1), as zshard-form-units names them
+/// and the manifest records them (zshard/abi/Strategy.h).
+using ShardingStrategy = ::zshard_abi::Strategy;
 
 /// The zshard spelling of `strategy` (`full_shard`, ...), which
 /// zshard-form-units takes.
@@ -47,7 +42,7 @@ StringRef getStrategyName(ShardingStrategy strategy);
 std::optional<ShardingStrategy> parseShardingStrategy(StringRef text);
 
 /// Whether `strategy` shards inside groups and replicates across them.
-bool isHybrid(ShardingStrategy strategy);
+using ::zshard_abi::isHybrid;
 
 /// The wrap policies of zshard-form-units.
 enum class WrapPolicy { Transformer, Size };

@@ -16,6 +16,8 @@
 #define ZSHARD_TARGET_ARTIFACT_H
 
 #include "zshard/Analysis/StepContract.h"
+#include "zshard/Dialect/ZShard/IR/ZShardOps.h"
+#include "zshard/abi/Strategy.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
@@ -24,6 +26,10 @@
 
 namespace mlir {
 namespace zshard {
+
+/// The ABI's strategy (zshard/abi/Strategy.h) of the dialect's: the one
+/// place the two enums meet, checked value by value when it compiles.
+::zshard_abi::Strategy toAbiStrategy(Strategy strategy);
 
 /// The manifest dtype name of an element type ("f32", "bf16", "i32", ...),
 /// or "" when the type has none.

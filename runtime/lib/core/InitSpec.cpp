@@ -7,95 +7,17 @@
 #include "core/InitSpec.h"
 
 #include "core/Failure.h"
-#include "core/Fnv1a.h"
 #include "core/Philox.h"
 
-#include <cctype>
+#include "zshard/abi/Fnv1a.h"
+
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
 using namespace zshard::rt;
 
 namespace {
-
-/// A strict scanner over one init spec; every problem names the spec.
-class SpecScanner {
-public:
-  explicit SpecScanner(std::string_view text) : text(text) {}
-
-  [[noreturn]] void error(const std::string &problem) const {
-    fail("init spec '" + std::string(text) + "': " + problem);
-  }
-
-  void skipSpaces() {
-    while (pos < text.size() && text[pos] == ' ')
-      ++pos;
-  }
-
-  void expect(char ch) {
-    if (pos >= text.size() || text[pos] != ch)
-      error(std::string("expected '") + ch + "' at offset " +
-            std::to_string(pos));
-    ++pos;
-  }
-
-  /// A decimal float: [+-]? digits [. digits] [(e|E) [+-]? digits], with at
-  /// least one digit before or after the point.
-  double number(const char *what) {
-    skipSpaces();
-    size_t start = pos;
-    if (pos < text.size() && (text[pos] == '+' || text[pos] == '-'))
-      ++pos;
-    size_t digits = countDigits();
-    if (pos < text.size() && text[pos] == '.') {
-      ++pos;
-      digits += countDigits();
-    }
-    if (digits == 0)
-      error(std::string(what) + " is not a decimal number at offset " +
-            std::to_string(start));
-    if (pos < text.size() && (text[pos] == 'e' || text[pos] == 'E')) {
-      ++pos;
-      if (pos < text.size() && (text[pos] == '+' || text[pos] == '-'))
-        ++pos;
-      if (countDigits() == 0)
-        error(std::string(what) + " has an exponent without digits");
-    }
-    std::string literal(text.substr(start, pos - start));
-    double value = std::strtod(literal.c_str(), nullptr);
-    if (!std::isfinite(value))
-      error(std::string(what) + " " + literal + " is out of range");
-    skipSpaces();
-    return value;
-  }
-
-  void expectEnd() {
-    if (pos != text.size())
-      error("unexpected '" + std::string(text.substr(pos)) + "' at offset " +
-            std::to_string(pos));
-  }
-
-  bool consume(std::string_view word) {
-    if (text.substr(pos, word.size()) != word)
-      return false;
-    pos += word.size();
-    return true;
-  }
-
-private:
-  size_t countDigits() {
-    size_t start = pos;
-    while (pos < text.size() &&
-           std::isdigit(static_cast<unsigned char>(text[pos])))
-      ++pos;
-    return pos - start;
-  }
-
-  std::string_view text;
-  size_t pos = 0;
-};
 
 /// Stores in element \p index the largest value of float type \p dtype below
 /// \p high, for a uniform draw that rounding pushed up to HIGH.
@@ -128,35 +50,11 @@ void storeBelow(DType dtype, void *out, uint64_t index, double high) {
 } // namespace
 
 InitSpec zshard::rt::parseInitSpec(std::string_view text) {
-  SpecScanner scanner(text);
-  InitSpec spec;
-  if (text == "zeros") {
-    spec.kind = InitSpec::Kind::Zeros;
-    return spec;
-  }
-  if (text == "ones") {
-    spec.kind = InitSpec::Kind::Ones;
-    return spec;
-  }
-  if (text == "param") {
-    spec.kind = InitSpec::Kind::Param;
-    return spec;
-  }
-  bool normal = scanner.consume("normal(");
-  if (!normal && !scanner.consume("uniform("))
-    scanner.error("expected normal(MEAN, STD), uniform(LOW, HIGH), zeros, "
-                  "ones or param");
-  spec.kind = normal ? InitSpec::Kind::Normal : InitSpec::Kind::Uniform;
-  spec.a = scanner.number(normal ? "MEAN" : "LOW");
-  scanner.expect(',');
-  spec.b = scanner.number(normal ? "STD" : "HIGH");
-  scanner.expect(')');
-  scanner.expectEnd();
-  if (normal && spec.b < 0)
-    scanner.error("STD must be >= 0");
-  if (!normal && !(spec.a < spec.b))
-    scanner.error("LOW must be < HIGH");
-  return spec;
+  std::string why;
+  std::optional<InitSpec> spec = InitSpec::parse(text, &why);
+  if (!spec)
+    fail("init spec '" + std::string(text) + "': " + why);
+  return *spec;
 }
 
 bool zshard::rt::initFitsDType(const InitSpec &spec, DType dtype) {
@@ -168,7 +66,7 @@ bool zshard::rt::initFitsDType(const InitSpec &spec, DType dtype) {
 void zshard::rt::initTensor(const InitSpec &spec, std::string_view name,
                             uint64_t seed, DType dtype, uint64_t begin,
                             uint64_t end, void *out) {
-  CounterRng rng(fnv1a64(name), seed);
+  CounterRng rng(zshard_abi::fnv1a64(name), seed);
   uint64_t count = end > begin ? end - begin : 0;
   switch (spec.kind) {
   case InitSpec::Kind::Param:

@@ -5,9 +5,8 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The init specs of docs/contract.md ("normal(MEAN, STD)", "uniform(LOW,
-/// HIGH)", "zeros", "ones", and "param" for optimizer state that starts as a
-/// copy of its parameter) and the initialisation they describe. Element i
+/// The initialisation the init specs of docs/contract.md describe (their
+/// grammar is zshard/abi/InitSpec.h, shared with the compiler). Element i
 /// of tensor NAME under run seed SEED is drawn from
 /// CounterRng(fnv1a64(NAME), SEED) at index i (core/Philox.h):
 ///  - normal: MEAN + STD * normal(i), in double, then rounded to the dtype;
@@ -27,24 +26,19 @@
 
 #include "core/DType.h"
 
+#include "zshard/abi/InitSpec.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace zshard::rt {
 
-/// A parsed init spec.
-struct InitSpec {
-  enum class Kind { Normal, Uniform, Zeros, Ones, Param };
-  Kind kind = Kind::Zeros;
-  double a = 0; ///< MEAN of normal, LOW of uniform.
-  double b = 0; ///< STD of normal, HIGH of uniform.
-};
+/// A parsed init spec (zshard/abi/InitSpec.h).
+using InitSpec = zshard_abi::InitSpec;
 
-/// Parses \p text strictly: one of the five forms, numbers as decimal floats
-/// ("-1", "0.02", "1e-3"; no inf, nan or hex), spaces allowed only around
-/// numbers, STD >= 0 and LOW < HIGH. Throws a Failure "init spec '<text>':
-/// <problem>" otherwise.
+/// Parses \p text with InitSpec::parse; throws a Failure "init spec
+/// '<text>': <problem>" when it is not an init spec.
 InitSpec parseInitSpec(std::string_view text);
 
 /// Whether \p spec can initialise a tensor of \p dtype: zeros, ones and

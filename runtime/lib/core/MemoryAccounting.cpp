@@ -8,6 +8,8 @@
 
 #include "core/Error.h"
 
+#include "zshard/abi/MemoryCategory.h"
+
 #include <algorithm>
 #include <limits>
 #include <new>
@@ -21,7 +23,7 @@ bool zshard::rt::isValidCategory(zshard_rt_mem_category category) {
 }
 
 bool zshard::rt::countsInTotal(zshard_rt_mem_category category) {
-  return category != ZSHARD_RT_MEM_HOST_OFFLOAD;
+  return zshard_abi::isDeviceMemCategory(category);
 }
 
 zshard_rt_status zshard_rt_mem_ctx::recordAlloc(zshard_rt_mem_category category,

@@ -12,6 +12,8 @@
 #include "core/Error.h"
 #include "core/MemoryAccounting.h"
 
+#include "zshard/abi/MemoryCategory.h"
+
 #include <new>
 #include <string>
 
@@ -35,25 +37,7 @@ zshard_rt_status checkCategoryArgs(const char *entry,
 
 extern "C" const char *
 zshard_rt_mem_category_name(zshard_rt_mem_category category) {
-  switch (category) {
-  case ZSHARD_RT_MEM_PARAMETERS:
-    return "parameters";
-  case ZSHARD_RT_MEM_GRADIENTS:
-    return "gradients";
-  case ZSHARD_RT_MEM_OPTIMIZER_STATE:
-    return "optimizer_state";
-  case ZSHARD_RT_MEM_ACTIVATIONS:
-    return "activations";
-  case ZSHARD_RT_MEM_COMMUNICATION:
-    return "communication";
-  case ZSHARD_RT_MEM_OTHER:
-    return "other";
-  case ZSHARD_RT_MEM_HOST_OFFLOAD:
-    return "host_offload";
-  case ZSHARD_RT_MEM_NUM_CATEGORIES:
-    break;
-  }
-  return nullptr;
+  return zshard_abi::memCategoryName(category);
 }
 
 extern "C" zshard_rt_status zshard_rt_mem_ctx_create(zshard_rt_mem_ctx **out) {

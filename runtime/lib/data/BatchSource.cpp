@@ -7,11 +7,11 @@
 #include "data/BatchSource.h"
 
 #include "core/Failure.h"
-#include "core/Fnv1a.h"
 #include "core/Shape.h"
 #include "data/BatchFile.h"
 #include "data/SyntheticData.h"
 #include "data/TokenFile.h"
+#include "zshard/abi/Fnv1a.h"
 
 using namespace zshard::rt;
 
@@ -36,7 +36,7 @@ std::string batchNames(const std::vector<const ArgumentDesc *> &arguments) {
 } // namespace
 
 uint64_t zshard::rt::dataKey(std::string_view domain, uint64_t seed) {
-  return fnv1a64Word(seed, fnv1a64(domain));
+  return zshard_abi::fnv1a64Word(seed, zshard_abi::fnv1a64(domain));
 }
 
 std::vector<const ArgumentDesc *>

@@ -10,6 +10,8 @@
 #include "core/Failure.h"
 #include "io/FileBytes.h"
 
+#include "zshard/abi/Fnv1a.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -173,41 +175,23 @@ const std::string *SafetensorsFile::findMetadata(std::string_view key) const {
   return nullptr;
 }
 
-namespace {
-struct Fnv1a64 {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  void add(const unsigned char *data, uint64_t size) {
-    for (uint64_t i = 0; i < size; ++i) {
-      hash ^= data[i];
-      hash *= 0x100000001b3ULL;
-    }
-  }
-  std::string text() const {
-    char buffer[32];
-    std::snprintf(buffer, sizeof(buffer), "fnv1a64:%016llx",
-                  static_cast<unsigned long long>(hash));
-    return buffer;
-  }
-};
-} // namespace
-
 std::string zshard::rt::dataChecksum(const std::vector<TensorToWrite> &tensors) {
-  Fnv1a64 fnv;
+  uint64_t hash = zshard_abi::fnv1aOffsetBasis;
   for (const TensorToWrite &tensor : tensors) {
     uint64_t elements = 0;
     if (!shapeElements(tensor.shape, elements))
       continue;
-    fnv.add(static_cast<const unsigned char *>(tensor.data),
-            elements * dtypeSize(tensor.dtype));
+    hash = zshard_abi::fnv1a64(tensor.data, elements * dtypeSize(tensor.dtype),
+                               hash);
   }
-  return fnv.text();
+  return "fnv1a64:" + zshard_abi::hex16(hash);
 }
 
 std::string zshard::rt::dataChecksum(const std::vector<TensorView> &tensors) {
-  Fnv1a64 fnv;
+  uint64_t hash = zshard_abi::fnv1aOffsetBasis;
   for (const TensorView &tensor : tensors)
-    fnv.add(tensor.data, tensor.bytes);
-  return fnv.text();
+    hash = zshard_abi::fnv1a64(tensor.data, tensor.bytes, hash);
+  return "fnv1a64:" + zshard_abi::hex16(hash);
 }
 
 void zshard::rt::verifyChecksum(const SafetensorsFile &file) {

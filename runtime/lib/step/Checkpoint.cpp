@@ -11,6 +11,8 @@
 #include "io/Safetensors.h"
 #include "io/TensorConvert.h"
 
+#include "zshard/abi/UnitLayout.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -196,12 +198,12 @@ std::vector<StateTensor> zshard::rt::stateTensors(const Manifest &manifest) {
 
 ShardPiece zshard::rt::shardPiece(const UnitDesc &unit,
                                   const UnitMember &member, uint64_t shard) {
-  uint64_t lo = shard * unit.shardSize, hi = lo + unit.shardSize;
-  uint64_t begin = std::max(member.offset, lo);
-  uint64_t end = std::min(member.offset + member.elements, hi);
-  if (begin >= end)
-    return {};
-  return {begin - member.offset, end - member.offset, begin - lo};
+  int64_t lo = int64_t(shard * unit.shardSize);
+  zshard_abi::MemberSlice slice =
+      zshard_abi::sliceOfShard(int64_t(member.offset), int64_t(member.elements),
+                               {lo, lo + int64_t(unit.shardSize)});
+  return {uint64_t(slice.memberRange.begin), uint64_t(slice.memberRange.end),
+          uint64_t(slice.shardOffset)};
 }
 
 void zshard::rt::initFromSpecs(const Manifest &manifest, StepBuffers &buffers,

@@ -27,12 +27,13 @@
 
 using namespace zshard::rt;
 using Json = nlohmann::ordered_json;
+namespace key = zshard_abi::manifest;
 
 namespace {
 
 std::string describe(const char *list, size_t position, const Json &entry) {
   std::string where = std::string(list) + "[" + std::to_string(position) + "]";
-  auto name = entry.find("name");
+  auto name = entry.find(key::kName);
   if (name != entry.end() && name->is_string() &&
       !name->get<std::string>().empty())
     where += " ('" + name->get<std::string>() + "')";
@@ -44,8 +45,8 @@ ArgumentDesc readArgument(const ManifestReader &reader, const Json &entry,
   if (!entry.is_object())
     reader.error(where, "must be an object, got " + entry.dump());
   ArgumentDesc arg;
-  arg.index = reader.integer(entry, "index", where);
-  std::string role = reader.string(entry, "role", where);
+  arg.index = reader.integer(entry, key::kIndex, where);
+  std::string role = reader.string(entry, key::kRole, where);
   if (role == "param")
     arg.role = ArgRole::Param;
   else if (role == "opt_state")
@@ -62,12 +63,12 @@ ArgumentDesc readArgument(const ManifestReader &reader, const Json &entry,
     reader.error(where, "unknown argument role '" + role +
                             "' (known: param, opt_state, batch, hyper, "
                             "param_shard, opt_state_shard)");
-  arg.name = reader.string(entry, "name", where);
+  arg.name = reader.string(entry, key::kName, where);
   if (arg.name.empty())
     reader.error(where, "field 'name' is empty");
   arg.type = reader.tensorType(entry, where);
   if (arg.role == ArgRole::Param || arg.role == ArgRole::OptState) {
-    arg.initText = reader.string(entry, "init", where);
+    arg.initText = reader.string(entry, key::kInit, where);
     try {
       arg.init = parseInitSpec(arg.initText);
     } catch (const Failure &e) {
@@ -82,22 +83,22 @@ ArgumentDesc readArgument(const ManifestReader &reader, const Json &entry,
                               manifestName(arg.type.dtype));
   }
   if (arg.role == ArgRole::OptState) {
-    arg.param = reader.string(entry, "param", where);
+    arg.param = reader.string(entry, key::kParam, where);
     if (arg.param.empty())
       reader.error(where, "field 'param' is empty");
   }
   if (isShardRole(arg.role)) {
-    arg.unit = reader.string(entry, "unit", where);
+    arg.unit = reader.string(entry, key::kUnit, where);
     if (arg.unit.empty())
       reader.error(where, "field 'unit' is empty");
   }
   if (arg.role == ArgRole::OptStateShard) {
-    arg.slot = reader.string(entry, "slot", where);
+    arg.slot = reader.string(entry, key::kSlot, where);
     if (arg.slot.empty())
       reader.error(where, "field 'slot' is empty");
   }
-  if (entry.contains("default")) {
-    const Json &value = entry["default"];
+  if (entry.contains(key::kDefault)) {
+    const Json &value = entry[key::kDefault];
     if (arg.role != ArgRole::Hyper)
       reader.error(where, "field 'default' is for hyper arguments only");
     if (!value.is_number() || !std::isfinite(value.get<double>()))
@@ -105,15 +106,15 @@ ArgumentDesc readArgument(const ManifestReader &reader, const Json &entry,
                               value.dump());
     arg.defaultValue = value.get<double>();
   }
-  if (entry.contains("placement")) {
-    std::string placement = reader.string(entry, "placement", where);
+  if (entry.contains(key::kPlacement)) {
+    std::string placement = reader.string(entry, key::kPlacement, where);
     bool optState =
         arg.role == ArgRole::OptState || arg.role == ArgRole::OptStateShard;
-    if (placement == "host" && optState)
+    if (placement == key::kPlacementHost && optState)
       arg.placement = Placement::Host;
-    else if (placement == "host")
+    else if (placement == key::kPlacementHost)
       reader.error(where, "only optimizer state can be placed in host memory");
-    else if (placement != "device")
+    else if (placement != key::kPlacementDevice)
       reader.error(where, "placement must be 'device' or 'host', got '" +
                               placement + "'");
   }
@@ -125,8 +126,8 @@ ResultDesc readResult(const ManifestReader &reader, const Json &entry,
   if (!entry.is_object())
     reader.error(where, "must be an object, got " + entry.dump());
   ResultDesc result;
-  result.index = reader.integer(entry, "index", where);
-  std::string role = reader.string(entry, "role", where);
+  result.index = reader.integer(entry, key::kIndex, where);
+  std::string role = reader.string(entry, key::kRole, where);
   if (role == "loss")
     result.role = ResultRole::Loss;
   else if (role == "param_out")
@@ -142,18 +143,22 @@ ResultDesc readResult(const ManifestReader &reader, const Json &entry,
                             "' (known: loss, param_out, opt_state_out, "
                             "param_shard_out, opt_state_shard_out)");
   if (result.role == ResultRole::Loss) {
-    if (entry.contains("name"))
-      result.name = reader.string(entry, "name", where);
+    if (entry.contains(key::kName))
+      result.name = reader.string(entry, key::kName, where);
     if (!result.name.empty())
       reader.error(where, "the loss has no name, got '" + result.name + "'");
   } else {
-    result.name = reader.string(entry, "name", where);
+    result.name = reader.string(entry, key::kName, where);
     if (result.name.empty())
       reader.error(where, "field 'name' is empty");
   }
   result.type = reader.tensorType(entry, where);
-  if (entry.contains("in_place")) {
-    result.inPlace = reader.boolean(entry, "in_place", where);
+  if (entry.contains(key::kUnit))
+    result.unit = reader.string(entry, key::kUnit, where);
+  if (entry.contains(key::kSlot))
+    result.slot = reader.string(entry, key::kSlot, where);
+  if (entry.contains(key::kInPlace)) {
+    result.inPlace = reader.boolean(entry, key::kInPlace, where);
     if (result.inPlace && result.role == ResultRole::Loss)
       reader.error(where, "the loss cannot be in place");
   }
@@ -176,15 +181,15 @@ GridDesc readGrid(const ManifestReader &reader, const Json &json) {
                         "got " +
                             json.dump());
   GridDesc grid;
-  grid.name = reader.string(json, "name", where);
-  const Json &shape = reader.field(json, "shape", where);
+  grid.name = reader.string(json, key::kName, where);
+  const Json &shape = reader.field(json, key::kShape, where);
   if (shape.is_array())
     for (const Json &dim : shape)
       if (dim.is_number_integer() && dim.get<int64_t>() == -1)
         reader.error(where, "shape " + shape.dump() +
                                 " has a dynamic size: this runtime runs "
                                 "artifacts compiled for a fixed rank count");
-  grid.shape = reader.integers(json, "shape", where, 1);
+  grid.shape = reader.integers(json, key::kShape, where, 1);
   if (grid.shape.empty() || grid.shape.size() > 6)
     reader.error(where, "shape " + shape.dump() + " must have 1 to 6 axes");
   return grid;
@@ -195,32 +200,26 @@ UnitDesc readUnit(const ManifestReader &reader, const Json &entry,
   if (!entry.is_object())
     reader.error(where, "must be an object, got " + entry.dump());
   UnitDesc unit;
-  unit.name = reader.string(entry, "name", where);
+  unit.name = reader.string(entry, key::kName, where);
   if (unit.name.empty())
     reader.error(where, "field 'name' is empty");
-  std::string strategy = reader.string(entry, "strategy", where);
-  static const ShardStrategy strategies[] = {
-      ShardStrategy::NoShard,     ShardStrategy::Zero1,
-      ShardStrategy::ShardGradOp, ShardStrategy::FullShard,
-      ShardStrategy::HybridShard, ShardStrategy::HybridShardZero2};
-  bool known = false;
-  std::string names;
-  for (ShardStrategy candidate : strategies) {
-    names += std::string(names.empty() ? "" : ", ") + strategyName(candidate);
-    if (strategy == strategyName(candidate)) {
-      unit.strategy = candidate;
-      known = true;
-    }
-  }
-  if (!known)
+  std::string strategy = reader.string(entry, key::kStrategy, where);
+  if (std::optional<ShardStrategy> known =
+          zshard_abi::parseStrategyName(strategy)) {
+    unit.strategy = *known;
+  } else {
+    std::string names;
+    for (ShardStrategy candidate : zshard_abi::kStrategies)
+      names += std::string(names.empty() ? "" : ", ") + strategyName(candidate);
     reader.error(where,
                  "unknown strategy '" + strategy + "' (known: " + names + ")");
-  unit.shardAxes = reader.integers(entry, "shard_axes", where, 0);
-  if (entry.contains("replicate_axes"))
-    unit.replicateAxes = reader.integers(entry, "replicate_axes", where, 0);
+  }
+  unit.shardAxes = reader.integers(entry, key::kShardAxes, where, 0);
+  if (entry.contains(key::kReplicateAxes))
+    unit.replicateAxes = reader.integers(entry, key::kReplicateAxes, where, 0);
   // A unit without shards may leave its sizes unknown (-1).
-  int64_t padded = reader.integer(entry, "padded", where);
-  int64_t shardSize = reader.integer(entry, "shard_size", where);
+  int64_t padded = reader.integer(entry, key::kPadded, where);
+  int64_t shardSize = reader.integer(entry, key::kShardSize, where);
   if (unit.sharded() && (padded < 0 || shardSize < 0))
     reader.error(where, "padded " + std::to_string(padded) +
                             " and shard_size " + std::to_string(shardSize) +
@@ -228,12 +227,12 @@ UnitDesc readUnit(const ManifestReader &reader, const Json &entry,
                             strategyName(unit.strategy) + " unit");
   unit.padded = uint64_t(std::max<int64_t>(padded, 0));
   unit.shardSize = uint64_t(std::max<int64_t>(shardSize, 0));
-  unit.paramDType = reader.dtype(entry, "param_dtype", where);
-  unit.reduceDType = entry.contains("reduce_dtype")
-                         ? reader.dtype(entry, "reduce_dtype", where)
+  unit.paramDType = reader.dtype(entry, key::kParamDType, where);
+  unit.reduceDType = entry.contains(key::kReduceDType)
+                         ? reader.dtype(entry, key::kReduceDType, where)
                          : unit.paramDType;
 
-  const Json &members = reader.field(entry, "members", where);
+  const Json &members = reader.field(entry, key::kMembers, where);
   if (!members.is_array())
     reader.error(where, "field 'members' must be a list");
   for (size_t i = 0; i < members.size(); ++i) {
@@ -242,19 +241,19 @@ UnitDesc readUnit(const ManifestReader &reader, const Json &entry,
     if (!m.is_object())
       reader.error(at, "must be an object, got " + m.dump());
     UnitMember member;
-    member.name = reader.string(m, "name", at);
+    member.name = reader.string(m, key::kName, at);
     if (member.name.empty())
       reader.error(at, "field 'name' is empty");
-    member.shape = reader.integers(m, "shape", at, 0);
+    member.shape = reader.integers(m, key::kShape, at, 0);
     if (!shapeElements(member.shape, member.elements))
       reader.error(at, "shape " + shapeString(member.shape) + " is too large");
-    member.offset = uint64_t(reader.integer(m, "offset", at));
+    member.offset = uint64_t(reader.integer(m, key::kOffset, at));
     if (int64_t(member.offset) < 0)
       reader.error(at, "offset must be non-negative");
     // Members that are param arguments (no_shard, zero1) have their
     // arguments' init specs; the others need their own.
-    if (m.contains("init") || unit.paramsSharded()) {
-      member.initText = reader.string(m, "init", at);
+    if (m.contains(key::kInit) || unit.paramsSharded()) {
+      member.initText = reader.string(m, key::kInit, at);
       member.init = initSpec(reader, member.initText, at);
     }
     if (member.initText.empty())
@@ -268,7 +267,7 @@ UnitDesc readUnit(const ManifestReader &reader, const Json &entry,
     unit.members.push_back(std::move(member));
   }
 
-  if (auto slots = entry.find("slots"); slots != entry.end()) {
+  if (auto slots = entry.find(key::kSlots); slots != entry.end()) {
     if (!slots->is_array())
       reader.error(where, "field 'slots' must be a list");
     for (size_t i = 0; i < slots->size(); ++i) {
@@ -277,12 +276,12 @@ UnitDesc readUnit(const ManifestReader &reader, const Json &entry,
       if (!s.is_object())
         reader.error(at, "must be an object, got " + s.dump());
       UnitSlot slot;
-      slot.name = reader.string(s, "slot", at);
+      slot.name = reader.string(s, key::kSlot, at);
       if (slot.name.empty())
         reader.error(at, "field 'slot' is empty");
       at += " ('" + slot.name + "')";
-      slot.dtype = reader.dtype(s, "dtype", at);
-      const Json &inits = reader.field(s, "inits", at);
+      slot.dtype = reader.dtype(s, key::kDType, at);
+      const Json &inits = reader.field(s, key::kInits, at);
       if (!inits.is_array() || inits.size() != unit.members.size())
         reader.error(at, "field 'inits' must be a list of " +
                              std::to_string(unit.members.size()) +
@@ -341,36 +340,40 @@ Manifest zshard::rt::parseManifest(std::string_view text,
   Manifest manifest;
   manifest.dir = dir;
   manifest.path = path;
-  std::string format = reader.string(json, "format", "");
-  if (format != artifactFormat)
-    reader.error("", "format '" + format + "' is not '" + artifactFormat + "'");
-  int64_t version = reader.integer(json, "version", "");
-  if (version != artifactVersion)
-    reader.error("", "version " + std::to_string(version) +
-                         " is not supported (this runtime reads version " +
-                         std::to_string(artifactVersion) + ")");
-  manifest.library = reader.string(json, "library", "");
+  std::string format = reader.string(json, key::kFormat, "");
+  if (format != key::kFormatName)
+    reader.error("",
+                 "format '" + format + "' is not '" + key::kFormatName + "'");
+  int64_t version = reader.integer(json, key::kVersionKey, "");
+  if (version != key::kVersion)
+    reader.error("", "manifest version " + std::to_string(version) +
+                         " is not supported: this runtime reads version " +
+                         std::to_string(key::kVersion) +
+                         " (compile the step with a zshard-compile of the "
+                         "same release)");
+  manifest.library = reader.string(json, key::kLibrary, "");
   if (manifest.library.empty())
     reader.error("", "field 'library' is empty");
-  manifest.entry = reader.string(json, "entry", "");
+  manifest.entry = reader.string(json, key::kEntry, "");
   if (manifest.entry.empty())
     reader.error("", "field 'entry' is empty");
-  manifest.signature = reader.string(json, "signature", "");
-  manifest.ranks = reader.integer(json, "ranks", "");
+  manifest.signature = reader.string(json, key::kSignature, "");
+  manifest.ranks = reader.integer(json, key::kRanks, "");
   if (manifest.ranks < 1)
     reader.error("", "ranks " + std::to_string(manifest.ranks) +
                          " must be at least 1");
 
-  if (json.contains("target")) {
-    manifest.target = reader.string(json, "target", "");
-    if (manifest.target != "cpu" && manifest.target != "cuda")
+  if (json.contains(key::kTarget)) {
+    manifest.target = reader.string(json, key::kTarget, "");
+    if (manifest.target != key::kTargetCpu &&
+        manifest.target != key::kTargetCuda)
       reader.error("",
                    "target '" + manifest.target + "' is not 'cpu' or 'cuda'");
   }
-  if (json.contains("chip"))
-    manifest.chip = reader.string(json, "chip", "");
+  if (json.contains(key::kChip))
+    manifest.chip = reader.string(json, key::kChip, "");
 
-  if (auto module = json.find("module"); module != json.end()) {
+  if (auto module = json.find(key::kModule); module != json.end()) {
     if (!module->is_object())
       reader.error("module", "must be an object of strings");
     for (auto &[key, value] : module->items()) {
@@ -380,9 +383,9 @@ Manifest zshard::rt::parseManifest(std::string_view text,
       manifest.module.emplace_back(key, value.get<std::string>());
     }
   }
-  if (auto grid = json.find("grid"); grid != json.end() && !grid->is_null())
+  if (auto grid = json.find(key::kGrid); grid != json.end() && !grid->is_null())
     manifest.grid = readGrid(reader, *grid);
-  if (auto units = json.find("units"); units != json.end()) {
+  if (auto units = json.find(key::kUnits); units != json.end()) {
     if (!units->is_array())
       reader.error("units", "must be a list");
     for (size_t i = 0; i < units->size(); ++i)
@@ -390,13 +393,13 @@ Manifest zshard::rt::parseManifest(std::string_view text,
           readUnit(reader, (*units)[i], describe("units", i, (*units)[i])));
   }
 
-  const Json &arguments = reader.field(json, "arguments", "");
+  const Json &arguments = reader.field(json, key::kArguments, "");
   if (!arguments.is_array())
     reader.error("arguments", "must be a list");
   for (size_t i = 0; i < arguments.size(); ++i)
     manifest.arguments.push_back(readArgument(
         reader, arguments[i], describe("arguments", i, arguments[i])));
-  const Json &results = reader.field(json, "results", "");
+  const Json &results = reader.field(json, key::kResults, "");
   if (!results.is_array())
     reader.error("results", "must be a list");
   for (size_t i = 0; i < results.size(); ++i)
@@ -422,7 +425,7 @@ Manifest zshard::rt::loadManifest(const std::string &artifactDir) {
   std::string dir = artifactDir;
   while (dir.size() > 1 && dir.back() == '/')
     dir.pop_back();
-  std::string path = dir + "/manifest.json";
+  std::string path = dir + "/" + key::kFileName;
   std::vector<unsigned char> bytes = readFileBytes(path);
   return parseManifest(
       std::string_view(reinterpret_cast<const char *>(bytes.data()),

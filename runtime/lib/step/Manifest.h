@@ -27,6 +27,8 @@
 #include "core/DType.h"
 #include "core/InitSpec.h"
 
+#include "zshard/abi/Strategy.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,10 +37,6 @@
 #include <vector>
 
 namespace zshard::rt {
-
-/// The format and version this runtime reads.
-constexpr const char *artifactFormat = "zshard-artifact";
-constexpr int64_t artifactVersion = 1;
 
 enum class ArgRole { Param, OptState, Batch, Hyper, ParamShard, OptStateShard };
 enum class ResultRole {
@@ -95,6 +93,10 @@ struct ResultDesc {
   std::string name; ///< "" for the loss.
   TensorType type;
   int64_t argument = -1; ///< param_out/opt_state_out: the argument updated.
+  /// param_shard_out and opt_state_shard_out: the unit and slot of the
+  /// argument they update, as the compiler records them ("" if absent).
+  std::string unit;
+  std::string slot;
   /// The step writes the update into the argument's buffer: the runtime
   /// passes that buffer for this result and holds no second one.
   bool inPlace = false;
@@ -107,25 +109,13 @@ struct GridDesc {
   std::vector<int64_t> shape;
 };
 
-/// How a unit is sharded (FSDP's and ZeRO's strategies; docs of
-/// zshard.unit): no_shard keeps parameters and optimizer state whole and
-/// replicated (ordinary param and opt_state arguments); zero1 shards the
-/// optimizer state (opt_state_shard arguments) and keeps the parameters
-/// whole (param arguments); shard_grad_op, full_shard, hybrid_shard and
-/// hybrid_shard_zero2 shard both (param_shard and opt_state_shard
-/// arguments), the hybrid ones over their shard axes only.
-enum class ShardStrategy {
-  NoShard,
-  Zero1,
-  ShardGradOp,
-  FullShard,
-  HybridShard,
-  HybridShardZero2
-};
-
-/// "no_shard", "zero1", "shard_grad_op", "full_shard", "hybrid_shard",
-/// "hybrid_shard_zero2".
-const char *strategyName(ShardStrategy strategy);
+/// How a unit is sharded (zshard/abi/Strategy.h): no_shard's parameters
+/// and optimizer state are ordinary param and opt_state arguments; zero1's
+/// optimizer state is opt_state_shard arguments and its parameters param
+/// arguments; the other strategies have param_shard and opt_state_shard
+/// arguments.
+using ShardStrategy = zshard_abi::Strategy;
+using zshard_abi::strategyName;
 
 /// A parameter inside a unit's flat buffer: elements [offset, offset +
 /// elements) of it.

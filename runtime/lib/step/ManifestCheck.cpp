@@ -7,8 +7,8 @@
 #include "step/ManifestCheck.h"
 
 #include "core/Failure.h"
-#include "core/Fnv1a.h"
 #include "core/Shape.h"
+#include "zshard/abi/Fnv1a.h"
 
 #include <algorithm>
 #include <map>
@@ -328,7 +328,7 @@ std::string zshard::rt::signatureText(const Manifest &manifest) {
 }
 
 std::string zshard::rt::computeSignature(const Manifest &manifest) {
-  return hex16(fnv1a64(signatureText(manifest)));
+  return zshard_abi::hex16(zshard_abi::fnv1a64(signatureText(manifest)));
 }
 
 void zshard::rt::checkManifestSignature(const Manifest &manifest) {

@@ -17,6 +17,8 @@
 #include "core/Failure.h"
 #include "core/Shape.h"
 
+#include "zshard/abi/ManifestSchema.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -107,13 +109,13 @@ public:
 
   TensorType tensorType(const Json &object, const std::string &where) const {
     TensorType type;
-    std::string dtype = string(object, "dtype", where);
+    std::string dtype = string(object, zshard_abi::manifest::kDType, where);
     auto parsed = parseManifestDType(dtype);
     if (!parsed)
       error(where, "unknown dtype '" + dtype +
                        "' (known: " + manifestDTypeList() + ")");
     type.dtype = *parsed;
-    const Json &shape = field(object, "shape", where);
+    const Json &shape = field(object, zshard_abi::manifest::kShape, where);
     if (!shape.is_array())
       error(where, "field 'shape' must be a list of non-negative integers, "
                    "got " +

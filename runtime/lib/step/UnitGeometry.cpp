@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // The parts of the manifest's units a sharded run computes with: a rank's
-// coordinates in the grid, the shard a unit gives it, a unit's state slots,
-// and the strategies' names.
+// coordinates in the grid, the shard a unit gives it and a unit's state
+// slots.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,22 +38,4 @@ uint64_t zshard::rt::shardIndex(const UnitDesc &unit, const GridDesc &grid,
     index = index * uint64_t(grid.shape[size_t(axis)]) +
             uint64_t(coords[size_t(axis)]);
   return index;
-}
-
-const char *zshard::rt::strategyName(ShardStrategy strategy) {
-  switch (strategy) {
-  case ShardStrategy::NoShard:
-    return "no_shard";
-  case ShardStrategy::Zero1:
-    return "zero1";
-  case ShardStrategy::ShardGradOp:
-    return "shard_grad_op";
-  case ShardStrategy::FullShard:
-    return "full_shard";
-  case ShardStrategy::HybridShard:
-    return "hybrid_shard";
-  case ShardStrategy::HybridShardZero2:
-    return "hybrid_shard_zero2";
-  }
-  return "?";
 }

@@ -19,6 +19,8 @@
 #include "comm/CommTypes.h"
 #include "core/DType.h"
 
+#include "zshard/abi/Fnv1a.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -37,12 +39,7 @@ inline uint64_t splitMix(uint64_t x) {
 
 /// FNV-1a 64 of \p size bytes at \p data.
 inline uint64_t digest(const void *data, size_t size) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < size; ++i) {
-    hash ^= static_cast<const uint8_t *>(data)[i];
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
+  return zshard_abi::fnv1a64(data, size);
 }
 inline uint64_t digest(const Bytes &bytes) {
   return digest(bytes.data(), bytes.size());

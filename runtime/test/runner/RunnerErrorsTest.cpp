@@ -72,8 +72,9 @@ TEST(RunnerErrorsTest, Artifacts) {
          m["version"] = 7;
          return std::vector<std::string>{writeArtifact(d, "bad", m)};
        },
-       manifestAt + "version 7 is not supported \\(this runtime reads "
-                    "version 1\\)"},
+       manifestAt + "manifest version 7 is not supported: this runtime "
+                    "reads version 1 \\(compile the step with a "
+                    "zshard-compile of the same release\\)"},
       {"missing field",
        [](const TempDir &d) {
          Json m = quadManifest();

@@ -14,8 +14,8 @@
 #ifndef ZSHARD_RUNTIME_TEST_RUNNER_RUNNERSUPPORT_H
 #define ZSHARD_RUNTIME_TEST_RUNNER_RUNNERSUPPORT_H
 
-#include "core/Fnv1a.h"
 #include "io/FileBytes.h"
+#include "zshard/abi/Fnv1a.h"
 
 #include "../unit/TestFiles.h"
 #include "../unit/TestSignature.h"

@@ -6,8 +6,8 @@
 
 #include "step/Checkpoint.h"
 
-#include "core/Fnv1a.h"
 #include "io/Safetensors.h"
+#include "zshard/abi/Fnv1a.h"
 
 #include "TestFiles.h"
 
@@ -76,7 +76,7 @@ Manifest mixedManifest() {
             {"version", 1},
             {"library", "step.so"},
             {"entry", "zshard_step"},
-            {"signature", hex16(fnv1a64(text))},
+            {"signature", zshard_abi::hex16(zshard_abi::fnv1a64(text))},
             {"ranks", 1},
             {"arguments", args},
             {"results", results}};

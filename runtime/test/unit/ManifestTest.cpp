@@ -191,7 +191,9 @@ TEST(ManifestTest, TopLevelErrors) {
   EXPECT_EQ(errorAfter([](Json &m) { m["format"] = "zshard"; }),
             at + "format 'zshard' is not 'zshard-artifact'");
   EXPECT_EQ(errorAfter([](Json &m) { m["version"] = 2; }),
-            at + "version 2 is not supported (this runtime reads version 1)");
+            at + "manifest version 2 is not supported: this runtime reads "
+                 "version 1 (compile the step with a zshard-compile of the "
+                 "same release)");
   EXPECT_EQ(errorAfter([](Json &m) { m["version"] = "1"; }),
             at + "field 'version' must be an integer, got \"1\"");
   EXPECT_EQ(errorAfter([](Json &m) { m.erase("library"); }),

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "core/Philox.h"
-#include "core/Fnv1a.h"
+#include "zshard/abi/Fnv1a.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +13,8 @@
 #include <set>
 
 using namespace zshard::rt;
+using zshard_abi::fnv1a64;
+using zshard_abi::hex16;
 
 // Tests Philox4x32-10 against the known-answer vectors of Random123
 // (kat_vectors: philox4x32 10).

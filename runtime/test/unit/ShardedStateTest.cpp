@@ -14,9 +14,9 @@
 #include "step/Checkpoint.h"
 
 #include "core/Failure.h"
-#include "core/Fnv1a.h"
 #include "core/InitSpec.h"
 #include "io/Safetensors.h"
+#include "zshard/abi/Fnv1a.h"
 
 #include "TestFiles.h"
 #include "TestSignature.h"

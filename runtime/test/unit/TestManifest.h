@@ -14,8 +14,8 @@
 #ifndef ZSHARD_RUNTIME_TEST_UNIT_TESTMANIFEST_H
 #define ZSHARD_RUNTIME_TEST_UNIT_TESTMANIFEST_H
 
-#include "core/Fnv1a.h"
 #include "step/Manifest.h"
+#include "zshard/abi/Fnv1a.h"
 
 #include <nlohmann/json.hpp>
 
@@ -80,7 +80,8 @@ inline Manifest makeManifest(const std::vector<TestTensor> &params,
                    {"version", 1},
                    {"library", "step.so"},
                    {"entry", "zshard_step"},
-                   {"signature", hex16(fnv1a64(text + "->" + resultText))},
+                   {"signature", zshard_abi::hex16(zshard_abi::fnv1a64(
+                                     text + "->" + resultText))},
                    {"ranks", 1},
                    {"arguments", arguments},
                    {"results", results}};

@@ -13,7 +13,7 @@
 #ifndef ZSHARD_RUNTIME_TEST_UNIT_TESTSIGNATURE_H
 #define ZSHARD_RUNTIME_TEST_UNIT_TESTSIGNATURE_H
 
-#include "core/Fnv1a.h"
+#include "zshard/abi/Fnv1a.h"
 
 #include <nlohmann/json.hpp>
 
@@ -37,7 +37,7 @@ inline std::string manifestSignature(const nlohmann::json &m) {
   text += "->";
   for (const nlohmann::json &r : m["results"])
     text += entry(r);
-  return hex16(fnv1a64(text));
+  return zshard_abi::hex16(zshard_abi::fnv1a64(text));
 }
 
 } // namespace zshard::rt::test

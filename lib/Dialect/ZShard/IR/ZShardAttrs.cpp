@@ -9,7 +9,7 @@
 #include "mlir/IR/Builders.h"
 #include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
 #include "zshard/Dialect/ZShard/IR/ZShardPrinting.h"
-#include "zshard/Support/UnitLayout.h"
+#include "zshard/abi/UnitLayout.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -35,7 +35,7 @@ LogicalResult MemberAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (offset < 0)
     return emitError() << "unit member '" << name << "' has negative offset "
                        << offset;
-  if (!::zshard::checkedNumElements(
+  if (!::zshard_abi::checkedNumElements(
           std::vector<int64_t>(shape.begin(), shape.end())))
     return emitError() << "unit member '" << name
                        << "' has a negative extent or too many elements";
@@ -44,7 +44,7 @@ LogicalResult MemberAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 int64_t MemberAttr::getNumElements() const {
   ArrayRef<int64_t> shape = getShape();
-  return ::zshard::checkedNumElements(
+  return ::zshard_abi::checkedNumElements(
              std::vector<int64_t>(shape.begin(), shape.end()))
       .value_or(0);
 }

@@ -15,7 +15,7 @@
 
 #include "ZShardVerifyUtils.h"
 #include "zshard/Dialect/ZShard/IR/ZShardPrinting.h"
-#include "zshard/Support/UnitLayout.h"
+#include "zshard/abi/UnitLayout.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -104,7 +104,7 @@ LogicalResult UnitOp::verifySymbolUses(SymbolTableCollection &symbols) {
   if (!group)
     return success();
   std::optional<int64_t> expected =
-      ::zshard::roundUpToMultiple(getExtent(), *group);
+      ::zshard_abi::roundUpToMultiple(getExtent(), *group);
   if (!expected || *expected != getPaddedSize())
     return emitOpError() << "padded size " << getPaddedSize()
                          << " must be the members' extent " << getExtent()

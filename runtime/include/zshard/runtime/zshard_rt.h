@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zshard/abi/RuntimeCodes.h"
+
 #if defined(_WIN32)
 #define ZSHARD_RT_API
 #else
@@ -101,22 +103,8 @@ ZSHARD_RT_API void zshard_rt_clear_last_error(void);
 // Memory accounting
 //===----------------------------------------------------------------------===//
 
-/// What a block of memory holds. The categories follow the FSDP/ZeRO memory
-/// table: parameters, gradients and optimizer state are what sharding divides.
-/// ZSHARD_RT_MEM_HOST_OFFLOAD is the host pool: state the plan offloaded to
-/// host memory (pinned on CUDA). It is accounted in the same context but is
-/// not device memory, so the totals (zshard_rt_mem_total_live_bytes(),
-/// zshard_rt_mem_total_peak_bytes()) leave it out.
-typedef enum zshard_rt_mem_category {
-  ZSHARD_RT_MEM_PARAMETERS = 0,
-  ZSHARD_RT_MEM_GRADIENTS = 1,
-  ZSHARD_RT_MEM_OPTIMIZER_STATE = 2,
-  ZSHARD_RT_MEM_ACTIVATIONS = 3,
-  ZSHARD_RT_MEM_COMMUNICATION = 4, ///< Gathered units, collective buffers.
-  ZSHARD_RT_MEM_OTHER = 5,
-  ZSHARD_RT_MEM_HOST_OFFLOAD = 6, ///< Offloaded state in the host pool.
-  ZSHARD_RT_MEM_NUM_CATEGORIES = 7 ///< Number of categories, not a category.
-} zshard_rt_mem_category;
+/// zshard_rt_mem_category (what a block of memory holds) is in
+/// zshard/abi/RuntimeCodes.h, with the other codes compiled steps pass.
 
 /// Returns a constant lower-case name for \p category ("parameters",
 /// "gradients", "optimizer_state", "activations", "communication", "other",
@@ -225,11 +213,8 @@ zshard_rt_cpu_alloc(zshard_rt_mem_ctx *ctx, zshard_rt_mem_category category,
 ZSHARD_RT_API zshard_rt_status zshard_rt_cpu_free(zshard_rt_mem_ctx *ctx,
                                                   void *ptr);
 
-/// Whether a matrix operand is used as stored or transposed.
-typedef enum zshard_rt_transpose {
-  ZSHARD_RT_NO_TRANS = 0,
-  ZSHARD_RT_TRANS = 1
-} zshard_rt_transpose;
+/// zshard_rt_transpose (ZSHARD_RT_NO_TRANS, ZSHARD_RT_TRANS) is in
+/// zshard/abi/RuntimeCodes.h.
 
 /// Row-major single-precision matrix product on the CPU:
 /// C = alpha * op(A) * op(B) + beta * C, where op(A) is m x k, op(B) is k x n
@@ -502,21 +487,8 @@ ZSHARD_RT_API zshard_rt_status zshard_rt_mpi_finalize(void);
 // rank, in every run and on every backend. See docs/runtime.md, "Collectives".
 //
 
-/// Element type of a collective buffer (the dtype argument of the step
-/// collectives).
-typedef enum zshard_rt_comm_dtype {
-  ZSHARD_RT_COMM_F32 = 0,
-  ZSHARD_RT_COMM_BF16 = 1, ///< Reduced in f32, rounded to nearest even.
-  ZSHARD_RT_COMM_F16 = 2,  ///< Reduced in f32, rounded to nearest even.
-  ZSHARD_RT_COMM_I32 = 3   ///< sum (wrapping) and max only.
-} zshard_rt_comm_dtype;
-
-/// Reduction of a collective (the op argument of the step collectives).
-typedef enum zshard_rt_reduce_op {
-  ZSHARD_RT_REDUCE_SUM = 0,
-  ZSHARD_RT_REDUCE_AVG = 1, ///< Sum / group size in f32; not for i32.
-  ZSHARD_RT_REDUCE_MAX = 2  ///< Ties keep the lower rank's value; NaN wins.
-} zshard_rt_reduce_op;
+/// zshard_rt_comm_dtype and zshard_rt_reduce_op (the dtype and op arguments
+/// of the step collectives) are in zshard/abi/RuntimeCodes.h.
 
 /// One rank's communicator.
 typedef struct zshard_rt_comm zshard_rt_comm;

@@ -1,16 +1,16 @@
 //===- UnitLayoutTest.cpp - unit layout arithmetic ------------------------===//
 //
-// Part of the zshard project.
+// Part of the zshard project: an ahead-of-time FSDP/ZeRO sharding compiler.
 //
 //===----------------------------------------------------------------------===//
 
-#include "zshard/Support/UnitLayout.h"
+#include "zshard/abi/UnitLayout.h"
 
 #include "gtest/gtest.h"
 
 #include <limits>
 
-using namespace zshard;
+using namespace zshard_abi;
 
 namespace {
 

@@ -6,24 +6,27 @@
 ///
 /// \file
 /// FNV-1a, 64 bits (offset basis 0xcbf29ce484222325, prime 0x100000001b3),
-/// over bytes. It keys the initialisation RNG by parameter name and gives an
-/// artifact its signature; both must match what the compiler computes, so
-/// this is the one definition on the runtime side.
+/// over bytes. It gives an artifact its signature (the compiler writes it,
+/// the runtime recomputes it), keys the initialisation RNG by tensor name
+/// and checksums checkpoints, so compiler and runtime share this one
+/// definition.
+///
+/// Header-only C++17 with no LLVM or MLIR dependency.
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef ZSHARD_RUNTIME_LIB_CORE_FNV1A_H
-#define ZSHARD_RUNTIME_LIB_CORE_FNV1A_H
+#ifndef ZSHARD_ABI_FNV1A_H
+#define ZSHARD_ABI_FNV1A_H
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-namespace zshard::rt {
+namespace zshard_abi {
 
-constexpr uint64_t fnv1aOffsetBasis = 0xcbf29ce484222325ull;
-constexpr uint64_t fnv1aPrime = 0x100000001b3ull;
+inline constexpr uint64_t fnv1aOffsetBasis = 0xcbf29ce484222325ull;
+inline constexpr uint64_t fnv1aPrime = 0x100000001b3ull;
 
 /// Continues the FNV-1a hash \p hash over \p size bytes at \p data.
 inline uint64_t fnv1a64(const void *data, size_t size,
@@ -55,10 +58,10 @@ inline std::string hex16(uint64_t value) {
   static const char digits[] = "0123456789abcdef";
   std::string out(16, '0');
   for (int i = 15; i >= 0; --i, value >>= 4)
-    out[i] = digits[value & 0xf];
+    out[size_t(i)] = digits[value & 0xf];
   return out;
 }
 
-} // namespace zshard::rt
+} // namespace zshard_abi
 
-#endif // ZSHARD_RUNTIME_LIB_CORE_FNV1A_H
+#endif // ZSHARD_ABI_FNV1A_H
