@@ -174,6 +174,33 @@ def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
   ];
 }
 
+def LowerAdamW : Pass<"zshard-lower-adamw", "::mlir::ModuleOp"> {
+  let summary = "Lower zshard.adamw to fused elementwise linalg.generic ops";
+  let description = [{
+    Replaces every `zshard.adamw` by the linalg ops that compute it, the one
+    place the AdamW arithmetic is written: a 0-d `linalg.generic` of the
+    bias corrections from `step` (`torch` order: `lr / bc1` and
+    `sqrt(bc2)`), then one all-parallel `linalg.generic` over the
+    parameter's elements that reads the parameter (or its master copy), the
+    gradient, the two moments and the scalars and yields the new parameter
+    and moments (and, with a master, first the new master and last the new
+    parameter rounded to its element type). Floating-point operations are
+    emitted in the op's `order`, so that the lowered update is bit-identical
+    to the frontend's reference; see the op's documentation.
+
+    The zshard-lower-to-llvm and zshard-lower-to-cuda pipelines run it first,
+    after sharding and offloading decided where each update runs and before
+    bufferization.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numLowered", "updates", "zshard.adamw ops lowered">
+  ];
+}
+
 def Remat : Pass<"zshard-remat", "::mlir::ModuleOp"> {
   let summary = "Activation checkpointing: recompute block forwards in backward";
   let description = [{
