@@ -25,12 +25,12 @@
 // CHECK: %[[HEAD:.*]] = linalg.matmul indexing_maps = [affine_map{{.*}}] ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<8x8xf32>) outs(%{{.*}} : tensor<16x8xf32>)
 // The embedding's share is added onto it.
 // CHECK: %[[DWTE:.*]] = linalg.generic {{.*}} ins(%arg48, %{{.*}} : tensor<2x4xi32>, tensor<2x4x8xf32>) outs(%[[HEAD]] : tensor<16x8xf32>)
-// CHECK: linalg.generic {{.*}} ins(%arg0, %[[DWTE]], %arg16, %arg32,
+// CHECK: zshard.adamw textbook %arg0, %[[DWTE]], %arg16, %arg32 lr
 
 // LOC: linalg.matmul {{.*}} ins(%{{.*}}, %arg0 : tensor<8x8xf32>, tensor<16x8xf32>) {{.*}} loc("lm_head")
 // LOC: linalg.matmul ins(%{{.*}}, %arg0 : tensor<8x16xf32>, tensor<16x8xf32>) {{.*}} loc("lm_head")
 // LOC: linalg.matmul {{.*}} -> tensor<16x8xf32> loc("lm_head")
 // LOC: } -> tensor<16x8xf32> loc("wte")
-// LOC: } -> (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) loc("wte")
+// LOC: zshard.adamw textbook %arg0, {{.*}} loc("wte")
 
 // VERIFY: func.func @train_step

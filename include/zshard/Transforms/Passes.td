@@ -132,9 +132,9 @@ def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
     * `shard_grad_op` (ZeRO-2): as full_shard, but the forward gather stays
       live through backward (no reshard);
     * both: the members' gradients are packed into the padded flat buffer
-      and `reduce_scatter avg`-ed after the last of them; the optimizer's
-      elementwise update of each member (found by `OptimizerAnalysis`) is
-      cloned onto the part of that member this rank holds, an offset and
+      and `reduce_scatter avg`-ed after the last of them; the
+      `zshard.adamw` of each member (found by `OptimizerAnalysis`) is
+      rebuilt on the part of that member this rank holds, an offset and
       length computed from the rank's grid coordinate, so one SPMD program
       serves every rank; optimizer state becomes flat shards
       (`"opt_state_shard"` with its `zshard.slot`), and the results are the
