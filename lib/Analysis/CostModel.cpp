@@ -64,27 +64,48 @@ static int64_t bytesOf(Type type) {
   return tensor.getNumElements() * ((bits + 7) / 8);
 }
 
-double CostModel::opSeconds(Operation *op) const {
+/// The iterations of `op`'s loop nest (dynamic extents count 1) and whether
+/// it reduces: a linalg op's, or a zshard.adamw's, elementwise over its
+/// parameter as it lowers. std::nullopt for other ops.
+static std::optional<std::pair<double, bool>> loopNest(Operation *op) {
+  if (auto adamw = dyn_cast<AdamWOp>(op)) {
+    double iterations = 1;
+    for (int64_t size : adamw.getParam().getType().getShape())
+      iterations *= ShapedType::isDynamic(size) ? 1 : double(size);
+    return std::make_pair(iterations, false);
+  }
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp) {
+  if (!linalgOp)
+    return std::nullopt;
+  double iterations = 1;
+  for (int64_t range : linalgOp.getStaticLoopRanges())
+    iterations *= ShapedType::isDynamic(range) ? 1 : double(range);
+  return std::make_pair(iterations, linalgOp.getNumReductionLoops() != 0);
+}
+
+/// FLOPs of a loop nest: one per iteration, two when it reduces.
+static double flopsOf(std::pair<double, bool> nest) {
+  return nest.second ? 2 * nest.first : nest.first;
+}
+
+double CostModel::opSeconds(Operation *op) const {
+  std::optional<std::pair<double, bool>> nest = loopNest(op);
+  if (!nest) {
     // Copies into or out of slices move their bytes; views move none.
     if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
       return 2.0 * double(bytesOf(insert.getSourceType())) /
              device.memoryBandwidth;
     return 0;
   }
-  double iterations = 1;
-  for (int64_t range : linalgOp.getStaticLoopRanges())
-    iterations *= ShapedType::isDynamic(range) ? 1 : double(range);
-  double flops =
-      linalgOp.getNumReductionLoops() ? 2 * iterations : iterations;
+  double flops = flopsOf(*nest);
   double bytes = 0;
   for (Value operand : op->getOperands())
     bytes += double(bytesOf(operand.getType()));
   for (Value result : op->getResults())
     bytes += double(bytesOf(result.getType()));
+  // AdamW computes in f32 whatever its parameter's type.
   Type element;
-  if (op->getNumOperands())
+  if (op->getNumOperands() && !isa<AdamWOp>(op))
     if (auto shaped = dyn_cast<ShapedType>(op->getOperand(0).getType()))
       element = shaped.getElementType();
   double peak = element && element.isBF16() ? device.bf16Flops : device.f32Flops;
@@ -169,13 +190,8 @@ FailureOr<CostReport> CostModel::estimate(func::FuncOp step) const {
         report.offloadSeconds += crossing;
         seconds += crossing;
       }
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-      double iterations = 1;
-      for (int64_t range : linalgOp.getStaticLoopRanges())
-        iterations *= ShapedType::isDynamic(range) ? 1 : double(range);
-      report.flops += linalgOp.getNumReductionLoops() ? 2 * iterations
-                                                      : iterations;
-    }
+    if (std::optional<std::pair<double, bool>> nest = loopNest(&op))
+      report.flops += flopsOf(*nest);
     report.computeSeconds += seconds;
     compute += seconds;
   }

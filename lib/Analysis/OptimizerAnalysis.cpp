@@ -38,48 +38,36 @@ LogicalResult OptimizerAnalysis::run() {
     if (!out)
       return fail("it has no param_out");
     Value updated = ret.getOperand(out->index);
-    auto op = updated.getDefiningOp<linalg::GenericOp>();
-    if (!op || op.getNumParallelLoops() != op.getNumLoops())
-      return fail("its param_out is not made by an elementwise linalg.generic");
+    auto op = updated.getDefiningOp<AdamWOp>();
+    if (!op || updated != op.getNewParam())
+      return fail("its param_out is not the new_param of a zshard.adamw");
     if (phases.getPhase(op) != Phase::Optimizer)
-      return fail("the op making its param_out is not in the optimizer phase");
+      return fail("its zshard.adamw is not in the optimizer phase");
+    if (op.getParam() != step.getArgument(param->index))
+      return fail("its zshard.adamw does not update the parameter argument");
+
+    // The state operands are the parameter's own state arguments.
+    SmallVector<std::pair<StringRef, Value>> states = {
+        {"exp_avg", op.getExpAvg()}, {"exp_avg_sq", op.getExpAvgSq()}};
+    if (Value master = op.getMaster())
+      states.push_back({"master", master});
+    for (auto [what, value] : states) {
+      auto arg = dyn_cast<BlockArgument>(value);
+      if (!arg || arg.getOwner() != &step.front())
+        return fail("its " + what + " is not an argument of the step");
+      const StepArgument &info = contract.getArguments()[arg.getArgNumber()];
+      if (info.role != ArgRole::OptState || info.param != param->name)
+        return fail("its " + what + " is argument '" + info.name +
+                    "', which is not its own optimizer state");
+    }
+    Value grad = op.getGrad();
+    if (!grad.getDefiningOp() ||
+        !step.front().findAncestorOpInBlock(*grad.getDefiningOp()))
+      return fail("its gradient is not computed by the step");
 
     ParamUpdate update;
     update.paramIndex = param->index;
     update.op = op;
-    std::optional<unsigned> grad;
-    Value paramValue = step.getArgument(param->index);
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      auto type = dyn_cast<RankedTensorType>(input->get().getType());
-      if (type && type.getRank() == 0)
-        continue; // a scalar: lr, bias corrections, ...
-      AffineMap map = op.getMatchingIndexingMap(input);
-      if (!map.isIdentity() || !type ||
-          type.getShape() != param->type.getShape())
-        return fail("operand #" + Twine(input->getOperandNumber()) +
-                    " of its update is neither a scalar nor shaped like the "
-                    "parameter");
-      if (auto arg = dyn_cast<BlockArgument>(input->get())) {
-        const StepArgument &info = contract.getArguments()[arg.getArgNumber()];
-        bool own =
-            input->get() == paramValue ||
-            (info.role == ArgRole::OptState && info.param == param->name);
-        if (!own)
-          return fail("its update reads argument '" + info.name +
-                      "', which is not its own state");
-        continue;
-      }
-      if (grad)
-        return fail("its update reads two computed tensors; expected one "
-                    "gradient");
-      grad = input->getOperandNumber();
-    }
-    if (!grad)
-      return fail("its update reads no gradient");
-    update.gradOperand = *grad;
-    for (OpOperand &init : op.getDpsInitsMutable())
-      if (op.payloadUsesValueFromOperand(&init))
-        return fail("its update reads its output tensors");
     for (OpResult result : op->getResults()) {
       std::optional<unsigned> index;
       for (OpOperand &use : result.getUses())

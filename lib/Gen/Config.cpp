@@ -13,6 +13,8 @@
 
 #include "zshard/Gen/Models.h"
 
+#include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -178,7 +180,7 @@ mlir::OwningOpRef<mlir::ModuleOp>
 zshard::gen::createStepModule(mlir::MLIRContext &ctx, const GenOptions &opts) {
   ctx.loadDialect<mlir::arith::ArithDialect, mlir::func::FuncDialect,
                   mlir::linalg::LinalgDialect, mlir::math::MathDialect,
-                  mlir::tensor::TensorDialect>();
+                  mlir::tensor::TensorDialect, mlir::zshard::ZShardDialect>();
   // The root module path around a file location, which diagnostics about the
   // module or the step print (`zshard-gen:0:0:`) rather than `loc("")`.
   mlir::Location root =

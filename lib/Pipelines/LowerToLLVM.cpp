@@ -34,6 +34,8 @@ using namespace mlir;
 
 void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
                                         const LowerToLLVMOptions &options) {
+  // Sharding and offloading have placed every update: AdamW becomes linalg.
+  pm.addPass(zshard::createLowerAdamW());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Collectives over one rank have folded away above; the rest call the

@@ -7,7 +7,7 @@
 /// \file
 /// Shards a training step by unit: gathers before use and releases after,
 /// gradients reduced as one flat buffer per unit, and the optimizer's
-/// elementwise updates rewritten onto this rank's shard.
+/// `zshard.adamw` updates rewritten onto this rank's shard.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -98,10 +98,9 @@ LogicalResult ShardPass::planUnit(UnitPlan &plan) {
              << "member '" << member.getName()
              << "' is a scalar; zshard-shard needs rank >= 1";
     const ParamUpdate *update = optimizer->lookup(param->index);
-    linalg::GenericOp updateOp = update->op;
-    Value grad = updateOp.getDpsInputOperand(update->gradOperand)->get();
+    AdamWOp updateOp = update->op;
     FailureOr<SmallVector<linalg::GenericOp>> sums =
-        findGradientSums(grad, updateOp, param->name);
+        findGradientSums(updateOp.getGrad(), updateOp, param->name);
     if (failed(sums))
       return failure();
     plan.members.push_back({param->index, member, update, std::move(*sums)});
@@ -166,8 +165,8 @@ Value ShardPass::packGradients(UnitPlan &plan, OpBuilder &builder) {
   Block &block = body(step);
   Operation *last = nullptr;
   for (const Member &m : plan.members) {
-    linalg::GenericOp update = m.update->op;
-    Value grad = update.getDpsInputOperand(m.update->gradOperand)->get();
+    AdamWOp update = m.update->op;
+    Value grad = update.getGrad();
     Operation *def = block.findAncestorOpInBlock(*grad.getDefiningOp());
     if (!last || last->isBeforeInBlock(def))
       last = def;
@@ -175,8 +174,8 @@ Value ShardPass::packGradients(UnitPlan &plan, OpBuilder &builder) {
   builder.setInsertionPointAfter(last);
   SmallVector<Value> grads;
   for (const Member &m : plan.members) {
-    linalg::GenericOp update = m.update->op;
-    grads.push_back(update.getDpsInputOperand(m.update->gradOperand)->get());
+    AdamWOp update = m.update->op;
+    grads.push_back(update.getGrad());
   }
   return packMembers(builder, unitLoc(unit), unit.getPaddedSize(),
                      plan.layouts(), grads, unit.getReduceType());
@@ -345,19 +344,20 @@ LogicalResult ShardPass::replicateUnit(UnitPlan &plan) {
       FlatSymbolRefAttr::get(unit.getSymNameAttr()));
   ++numReductions;
   for (const Member &m : plan.members) {
-    if (m.update->op->isBeforeInBlock(reduced.getDefiningOp()))
+    AdamWOp update = m.update->op;
+    if (update->isBeforeInBlock(reduced.getDefiningOp()))
       return unit.emitOpError()
              << "the optimizer update of '" << m.layout.getName()
              << "' runs before the unit's last gradient";
     // Reduced in the unit's reduce type, used in the gradient's own (bf16
     // gradients reduced in f32, say).
-    Value oldGrad = m.update->op->getOperand(m.update->gradOperand);
+    Value oldGrad = update.getGrad();
     Type element = cast<RankedTensorType>(oldGrad.getType()).getElementType();
     Value grad = convertElements(
         builder, loc,
         extractMember(builder, loc, reduced, m.layout, unit.getReduceType()),
         element);
-    m.update->op->setOperand(m.update->gradOperand, grad);
+    update.getGradMutable().assign(grad);
     // Sums over the gradient now read the reduced one (no further
     // collective: every rank holds all of it).
     for (linalg::GenericOp sum : m.sums) {

@@ -10,7 +10,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace mlir::zshard;
@@ -84,59 +83,36 @@ UnitShards zshard::shardOptimizer(OpBuilder &builder,
           b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
           b.getDenseI64ArrayAttr({1}));
     };
-    linalg::GenericOp old = m.update->op;
-    SmallVector<Value> inputs;
-    SmallVector<AffineMap> maps;
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
-    AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
+    AdamWOp old = m.update->op;
     const StepArgument &param = contract.getArguments()[m.argIndex];
     // The gradient is reduced in the unit's reduce type, used in its own.
     Type gradElement =
-        cast<RankedTensorType>(
-            old.getDpsInputOperand(m.update->gradOperand)->get().getType())
-            .getElementType();
+        cast<RankedTensorType>(old.getGrad().getType()).getElementType();
     Value gradPiece =
         convertElements(builder, loc, piece(gradShard), gradElement);
     for (linalg::GenericOp sum : m.sums)
       partialSums.push_back(
           {sum, rebuildSum(builder, sum, gradPiece).getResult(0), unit});
-    for (OpOperand *input : old.getDpsInputOperands()) {
-      Value v = input->get();
-      if (cast<RankedTensorType>(v.getType()).getRank() == 0) {
-        inputs.push_back(v);
-        maps.push_back(scalar);
-      } else if (input->getOperandNumber() == m.update->gradOperand) {
-        inputs.push_back(gradPiece);
-        maps.push_back(identity);
-      } else {
-        auto arg = cast<BlockArgument>(v);
-        const StepArgument &info = contract.getArguments()[arg.getArgNumber()];
-        if (info.role == ArgRole::Param) {
-          inputs.push_back(piece(paramShard));
-        } else {
-          StringRef slot =
-              StringRef(info.name).drop_front(param.name.size() + 1);
-          auto it = llvm::find_if(
-              plan.slots, [&](const auto &s) { return s.first == slot; });
-          inputs.push_back(piece(stateShards[it - plan.slots.begin()]));
-        }
-        maps.push_back(identity);
-      }
-    }
-    SmallVector<Value> outputs;
-    SmallVector<Type> resultTypes;
-    for (Value init : old.getDpsInits()) {
-      Type element = cast<RankedTensorType>(init.getType()).getElementType();
-      outputs.push_back(tensor::EmptyOp::create(
-          builder, loc, {ShapedType::kDynamic}, element, ValueRange{len}));
-      resultTypes.push_back(outputs.back().getType());
-      maps.push_back(identity);
-    }
-    auto updated = linalg::GenericOp::create(builder, old.getLoc(), resultTypes,
-                                             inputs, outputs, maps,
-                                             {utils::IteratorType::parallel});
-    IRMapping mapping;
-    old.getRegion().cloneInto(&updated.getRegion(), mapping);
+    // This rank's piece of the state argument `state`, from its slot's shard.
+    auto statePiece = [&](Value state) -> Value {
+      if (!state)
+        return state;
+      const StepArgument &info =
+          contract.getArguments()[cast<BlockArgument>(state).getArgNumber()];
+      StringRef slot = StringRef(info.name).drop_front(param.name.size() + 1);
+      auto it = llvm::find_if(plan.slots,
+                              [&](const auto &s) { return s.first == slot; });
+      return piece(stateShards[it - plan.slots.begin()]);
+    };
+    Value paramPiece = piece(paramShard);
+    Value expAvg = statePiece(old.getExpAvg());
+    Value expAvgSq = statePiece(old.getExpAvgSq());
+    Value master = statePiece(old.getMaster());
+    auto updated = AdamWOp::create(
+        builder, old.getLoc(), old.getOrderAttr(), paramPiece, gradPiece,
+        expAvg, expAvgSq, master, old.getLr(), old.getStep(),
+        old.getGradScale(), old.getBeta1Attr(), old.getBeta2Attr(),
+        old.getEpsAttr(), old.getWeightDecayAttr());
 
     // Each result lands in the shard it updates.
     for (auto [result, stepIndex] :

@@ -6,7 +6,7 @@
 ///
 /// \file
 /// The sharding pass's plan of a unit, and the rewrite that runs the
-/// optimizer on this rank's shards: each member's elementwise update rebuilt
+/// optimizer on this rank's shards: each member's zshard.adamw rebuilt
 /// on this rank's slice of the member, reading and writing the unit's flat
 /// parameter and optimizer-state shards.
 ///

@@ -279,63 +279,25 @@ def _owner(name):
 # ----------------------------------------------------------------- AdamW
 
 def _emit_adamw(fn, names, params, groups, grads, states, lr, step):
-    """torch.optim.AdamW (single-tensor, decoupled weight decay) as ops.
-
-    One 0-d generic per distinct (beta1, beta2) computes lr / (1 - beta1^t)
-    and sqrt(1 - beta2^t); then one elementwise generic per parameter reads
-    the parameter, its gradient, its two moments and those scalars, and
-    yields the new parameter and moments, in torch's order of operations:
+    """torch.optim.AdamW (single-tensor, decoupled weight decay) as one
+    zshard.adamw per parameter, in the op's `torch` order, which is torch's
+    order of operations (zshard-lower-adamw writes the arithmetic):
     p *= 1 - lr*wd; m = lerp(m, g, 1-beta1); v = v*beta2 + (1-beta2)*g*g;
-    p += -step_size * m / (sqrt(v) / sqrt(bc2) + eps).
+    p += -step_size * m / (sqrt(v) / sqrt(bc2) + eps), with
+    step_size = lr / (1 - beta1^t) and bc2 = 1 - beta2^t.
     """
-    scalars = {}
-    for name in names:
-        cfg = groups[name]
-        key = (cfg.beta1, cfg.beta2)
-        if key in scalars:
-            continue
-        outs = [fn.empty((), "f32", ""), fn.empty((), "f32", "")]
-
-        def body(b, ins, o, cfg=cfg):
-            lr_, t = ins
-            one = b.const(1.0, "f32")
-            bc1 = b.binary("sub", one, b.binary("pow", b.const(cfg.beta1, "f32"), t, "f32"), "f32")
-            bc2 = b.binary("sub", one, b.binary("pow", b.const(cfg.beta2, "f32"), t, "f32"), "f32")
-            return [b.binary("div", lr_, bc1, "f32"), b.math("sqrt", bc2, "f32")]
-        scalars[key] = fn.generic("", 0, [], [(lr, []), (step, [])],
-                                  [(o, []) for o in outs], body)
     updates = {}
     for name in names:
         cfg = groups[name]
         p, g = Val(f"%arg{names.index(name)}", params[name].shape, "f32"), grads[name]
         m, v = states[(name, "exp_avg")], states[(name, "exp_avg_sq")]
-        step_size, bc2_sqrt = scalars[(cfg.beta1, cfg.beta2)]
-        r = len(p.shape)
-        ident = [(i, 1, 0) for i in range(r)]
-        outs = [fn.empty(p.shape, "f32", _owner(name)) for _ in range(3)]
-
-        def body(b, ins, o, cfg=cfg):
-            p_, g_, m_, v_, lr_, ss, bc2s = ins
-            f = "f32"
-            if cfg.weight_decay != 0:
-                decay = b.binary("sub", b.const(1.0, f),
-                                 b.binary("mul", lr_, b.const(cfg.weight_decay, f), f), f)
-                p_ = b.binary("mul", p_, decay, f)
-            w1 = b.const(1.0 - cfg.beta1, f)
-            m2 = b.binary("add", m_, b.binary("mul", w1, b.binary("sub", g_, m_, f), f), f)
-            v2 = b.binary("add", b.binary("mul", v_, b.const(cfg.beta2, f), f),
-                          b.binary("mul", b.binary("mul", b.const(1.0 - cfg.beta2, f), g_, f),
-                                   g_, f), f)
-            denom = b.binary("add", b.binary("div", b.math("sqrt", v2, f), bc2s, f),
-                             b.const(cfg.eps, f), f)
-            nss = b.neg(ss, f)
-            p2 = b.binary("add", p_, b.binary("div", b.binary("mul", nss, m2, f), denom, f), f)
-            return [p2, m2, v2]
-        res = fn.generic(_owner(name), r, ["parallel"] * r,
-                         [(p, ident), (g, ident), (m, ident), (v, ident),
-                          (lr, []), (step_size, []), (bc2_sqrt, [])],
-                         [(o, ident) for o in outs], body)
-        updates[name] = res
+        text = (f"zshard.adamw torch {p.name}, {g.name}, {m.name}, {v.name} "
+                f"lr {lr.name} step {step.name} "
+                f"betas({_f64(cfg.beta1)}, {_f64(cfg.beta2)}) eps({_f64(cfg.eps)}) "
+                f"weight_decay({_f64(cfg.weight_decay)}) "
+                f": {p.type}, {g.type}, {m.type}, {v.type}")
+        results = fn.op_results(text, _owner(name), 3)
+        updates[name] = [Val(r, p.shape, "f32") for r in results]
     return updates
 
 

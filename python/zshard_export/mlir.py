@@ -1,4 +1,4 @@
-"""Writing MLIR text: types, constants, affine maps, linalg.generic and region ops.
+"""Writing MLIR text: types, constants, affine maps, linalg.generic, region ops and other ops.
 
 The exporter prints MLIR as text (no MLIR Python bindings are needed: Debian's
 MLIR 22 ships none for this Python), so everything it writes is spelled here.
@@ -237,6 +237,12 @@ class Function:
         result, the last closes it); the location goes on the last."""
         self.lines += [f"    {line}" for line in lines[:-1]]
         self.lines.append(f"    {lines[-1]} loc({_loc(loc)})")
+
+    def op_results(self, text, loc, count, prefix="v"):
+        """An op with `count` results; returns their names (`%v7#0`, ...)."""
+        name = self.fresh(prefix)
+        self.lines.append(f"    {name}:{count} = {text} loc({_loc(loc)})")
+        return [f"{name}#{i}" for i in range(count)]
 
     def empty(self, shape, dt, loc):
         return Val(self.op(f"tensor.empty() : {ttype(shape, dt)}", loc), shape, dt)

@@ -5,7 +5,8 @@
 // that are then truncated, and runs AdamW on the master copy, returning its
 // bf16 rounding as the new parameter.
 
-// RUN: zshard-gen mlp --widths 8,16,4 --batch 4 --dtype bf16 | zshard-opt | FileCheck %s
+// RUN: zshard-gen mlp --widths 8,16,4 --batch 4 --dtype bf16 | zshard-opt --zshard-lower-adamw | FileCheck %s
+// RUN: zshard-gen mlp --widths 8,16,4 --batch 4 --dtype bf16 | zshard-opt | FileCheck %s --check-prefix=OP
 // RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 --tied --dtype bf16 | zshard-opt | FileCheck %s --check-prefix=GPT
 // RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 --dtype bf16 | zshard-opt --canonicalize --cse | FileCheck %s --check-prefix=CANON
 
@@ -40,6 +41,11 @@
 // CHECK: %[[ROUNDED:.*]] = arith.truncf %[[NEW:.*]] : f32 to bf16
 // CHECK-NEXT: linalg.yield %[[NEW]], %{{.*}}, %{{.*}}, %[[ROUNDED]] : f32, f32, f32, bf16
 // CHECK: return %{{.*}}, %[[W0]]#3, {{.*}}, %[[W0]]#1, {{.*}}, %[[W0]]#2, {{.*}}, %[[W0]]#0,
+
+// The update as zshard-gen writes it: the master copy as an operand, four
+// results (parameter, moments, master).
+// OP: %[[W0:[a-z_0-9]+]], %[[W0M:[a-z_0-9]+]], %[[W0V:[a-z_0-9]+]], %[[W0W:[a-z_0-9]+]] = zshard.adamw textbook %arg0, %{{.*}}, %arg4, %arg8 master %arg12 : tensor<8x16xf32> lr %arg18 step %arg19 betas(9.000000e-01, 0.94999999999999996) eps(1.000000e-08) weight_decay(1.000000e-01) : tensor<8x16xbf16>, tensor<8x16xbf16>, tensor<8x16xf32>, tensor<8x16xf32>
+// OP: return %{{.*}}, %[[W0]], {{.*}}, %[[W0M]], {{.*}}, %[[W0V]], {{.*}}, %[[W0W]],
 
 // GPT-LABEL: func.func @train_step(
 // GPT-SAME: %arg0: tensor<16x8xbf16> {zshard.init = "normal(0, 0.02)", zshard.name = "wte", zshard.role = "param"}

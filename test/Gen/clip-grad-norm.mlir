@@ -4,7 +4,8 @@
 // gradient by that coefficient before anything else, as
 // torch.nn.utils.clip_grad_norm_ followed by torch.optim.AdamW.
 
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 --clip-grad-norm 0.5 | zshard-opt --zshard-verify-contract --mlir-print-debuginfo=false | FileCheck %s
+// RUN: zshard-gen mlp --widths 4,3 --batch 2 --clip-grad-norm 0.5 | zshard-opt --zshard-verify-contract --zshard-lower-adamw --mlir-print-debuginfo=false | FileCheck %s
+// RUN: zshard-gen mlp --widths 4,3 --batch 2 --clip-grad-norm 0.5 | zshard-opt --mlir-print-debuginfo=false | FileCheck %s --check-prefix=OP
 // RUN: zshard-gen mlp --widths 4,3 --batch 2 | zshard-opt --mlir-print-debuginfo=false | FileCheck %s --check-prefix=OFF
 
 // CHECK:      %[[W:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%[[GW:.*]] : tensor<4x3xf32>) outs(%{{.*}} : tensor<f32>)
@@ -29,3 +30,8 @@
 // CHECK:      linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%arg1, %[[GB]], %arg3, %arg5, %arg8, %{{.*}}, %{{.*}}, %[[COEF]] :
 
 // OFF-NOT: arith.minimumf
+
+// The coefficient is every update's grad_scale.
+// OP: %[[COEF:.*]] = linalg.generic {{.*}} iterator_types = []} ins(%{{.*}}, %{{.*}} : tensor<f32>, tensor<f32>)
+// OP: zshard.adamw textbook %arg0, %{{.*}}, %arg2, %arg4 lr %arg8 step %arg9 grad_scale %[[COEF]] betas
+// OP: zshard.adamw textbook %arg1, %{{.*}}, %arg3, %arg5 lr %arg8 step %arg9 grad_scale %[[COEF]] betas

@@ -26,7 +26,7 @@
 // The embedding's share is added onto it (a scatter-add into the product).
 // CHECK: %[[DWTE:.*]] = scf.forall (%{{.*}}) in (8) shared_outs(%{{.*}} = %[[HEAD]]) -> (tensor<16x8xf32>)
 // CHECK: tensor.extract %arg48[%{{.*}}, %{{.*}}] : tensor<2x4xi32>
-// CHECK: linalg.generic {{.*}} ins(%arg0, %[[DWTE]], %arg16, %arg32,
+// CHECK: zshard.adamw textbook %arg0, %[[DWTE]], %arg16, %arg32 lr
 
 // LOC: linalg.matmul {{.*}} ins(%{{.*}}, %arg0 : tensor<8x8xf32>, tensor<16x8xf32>) {{.*}} loc("lm_head")
 // LOC: linalg.matmul ins(%{{.*}}, %arg0 : tensor<8x16xf32>, tensor<16x8xf32>) {{.*}} loc("lm_head")
@@ -35,6 +35,6 @@
 // LOC: scf.forall.in_parallel {
 // LOC: } loc("wte")
 // LOC-NEXT: } loc("wte")
-// LOC: } -> (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) loc("wte")
+// LOC: zshard.adamw textbook %arg0, {{.*}} loc("wte")
 
 // VERIFY: func.func @train_step

@@ -4,8 +4,8 @@
 // the causal mask inside the softmax; the module path of every op, forward
 // and backward; and the AdamW update of each parameter at its owner's path.
 
-// RUN: zshard-gen gpt --layers 2 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 | zshard-opt | FileCheck %s
-// RUN: zshard-gen gpt --layers 2 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 | zshard-opt --mlir-print-local-scope | FileCheck %s --check-prefix=LOC --implicit-check-not=unknown
+// RUN: zshard-gen gpt --layers 2 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 | zshard-opt --zshard-lower-adamw | FileCheck %s
+// RUN: zshard-gen gpt --layers 2 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 | zshard-opt --zshard-lower-adamw --mlir-print-local-scope | FileCheck %s --check-prefix=LOC --implicit-check-not=unknown
 // RUN: zshard-gen gpt --layers 2 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 | zshard-opt --zshard-verify-contract --canonicalize --cse | FileCheck %s --check-prefix=CANON
 
 // CHECK-LABEL: func.func @train_step(

@@ -1,10 +1,13 @@
 // Tests that `zshard-gen mlp` writes the contract step of a 2-layer mlp with
 // the mse loss: the argument order (parameters, every exp_avg, every
 // exp_avg_sq, batch, lr, step), roles, names and inits; the results; the
-// forward, backward and AdamW ops; and a module path on every op.
+// forward, backward and AdamW ops (one zshard.adamw per parameter, checked
+// as written and as zshard-lower-adamw lowers it); and a module path on every
+// op.
 
-// RUN: zshard-gen mlp --widths 8,16,4 --batch 4 | zshard-opt | FileCheck %s
-// RUN: zshard-gen mlp --widths 8,16,4 --batch 4 | zshard-opt --mlir-print-local-scope | FileCheck %s --check-prefix=LOC --implicit-check-not=unknown
+// RUN: zshard-gen mlp --widths 8,16,4 --batch 4 | zshard-opt | FileCheck %s --check-prefix=OP
+// RUN: zshard-gen mlp --widths 8,16,4 --batch 4 | zshard-opt --zshard-lower-adamw | FileCheck %s
+// RUN: zshard-gen mlp --widths 8,16,4 --batch 4 | zshard-opt --zshard-lower-adamw --mlir-print-local-scope | FileCheck %s --check-prefix=LOC --implicit-check-not=unknown
 // RUN: zshard-gen mlp --widths 8,16,4 --batch 4 | zshard-opt --zshard-verify-contract --canonicalize --cse | FileCheck %s --check-prefix=CANON
 
 // CHECK-LABEL: func.func @train_step(
@@ -72,6 +75,14 @@
 // CHECK: %[[W1:.*]]:3 = linalg.generic {{.*}} ins(%arg2,
 // CHECK: %[[B1:.*]]:3 = linalg.generic {{.*}} ins(%arg3,
 // CHECK: return %{{.*}}, %[[W0]]#0, %[[B0]]#0, %[[W1]]#0, %[[B1]]#0, %[[W0]]#1, %[[B0]]#1, %[[W1]]#1, %[[B1]]#1, %[[W0]]#2, %[[B0]]#2, %[[W1]]#2, %[[B1]]#2 :
+
+// AdamW as zshard-gen writes it: the textbook order, the models.md constants,
+// weight decay on the rank-2 weights only, at the owning module's path.
+// OP: %[[W0:[a-z_0-9]+]], %[[W0M:[a-z_0-9]+]], %[[W0V:[a-z_0-9]+]] = zshard.adamw textbook %arg0, %{{.*}}, %arg4, %arg8 lr %arg14 step %arg15 betas(9.000000e-01, 0.94999999999999996) eps(1.000000e-08) weight_decay(1.000000e-01) : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32> loc("fc.0")
+// OP: %[[B0:[a-z_0-9]+]], %[[B0M:[a-z_0-9]+]], %[[B0V:[a-z_0-9]+]] = zshard.adamw textbook %arg1, %{{.*}}, %arg5, %arg9 lr %arg14 step %arg15 betas(9.000000e-01, 0.94999999999999996) eps(1.000000e-08) weight_decay(0.000000e+00) : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32> loc("fc.0")
+// OP: %[[W1:[a-z_0-9]+]], %[[W1M:[a-z_0-9]+]], %[[W1V:[a-z_0-9]+]] = zshard.adamw textbook %arg2, {{.*}} weight_decay(1.000000e-01) {{.*}} loc("fc.1")
+// OP: %[[B1:[a-z_0-9]+]], %[[B1M:[a-z_0-9]+]], %[[B1V:[a-z_0-9]+]] = zshard.adamw textbook %arg3, {{.*}} weight_decay(0.000000e+00) {{.*}} loc("fc.1")
+// OP: return %{{.*}}, %[[W0]], %[[B0]], %[[W1]], %[[B1]], %[[W0M]], %[[B0M]], %[[W1M]], %[[B1M]], %[[W0V]], %[[B0V]], %[[W1V]], %[[B1V]] :
 
 // LOC: linalg.matmul ins(%arg12, %arg0 {{.*}} loc("fc.0")
 // LOC: math.tanh {{.*}} loc("fc.0")

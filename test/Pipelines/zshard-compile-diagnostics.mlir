@@ -21,10 +21,15 @@
 
 func.func @train_step(
     %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
+    %m: tensor<4xf32> {zshard.init = "zeros", zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight"},
+    %v: tensor<4xf32> {zshard.init = "zeros", zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight"},
     %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
+    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
     -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"})
+        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %c1 = arith.constant 1.0 : f32 loc("")
@@ -47,18 +52,13 @@ func.func @train_step(
   %gmax = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
     ins(%g : tensor<4xf32>) outs(%lz : tensor<f32>) {
     ^bb0(%a: f32, %acc: f32):
-      %m = arith.maximumf %acc, %a : f32
-      linalg.yield %m : f32
+      %mx = arith.maximumf %acc, %a : f32
+      linalg.yield %mx : f32
     } -> tensor<f32> loc("fc")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-    ins(%w, %g, %gmax, %lr : tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) outs(%ge : tensor<4xf32>) {
-    ^bb0(%a: f32, %b: f32, %mx: f32, %l: f32, %out: f32):
-      %d = arith.divf %b, %mx : f32
-      %u = arith.mulf %l, %d : f32
-      %r = arith.subf %a, %u : f32
-      linalg.yield %r : f32
-    } -> tensor<4xf32> loc("fc")
-  return %loss, %w2 : tensor<f32>, tensor<4xf32> loc("")
+  %w2, %m2, %v2 = zshard.adamw textbook %w, %g, %m, %v lr %lr step %t grad_scale %gmax
+      betas(0.9, 0.95) eps(1.0e-08) weight_decay(0.0)
+      : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> loc("fc")
+  return %loss, %w2, %m2, %v2 : tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> loc("")
 }
 
 // A parse error: the position in the input, one line.

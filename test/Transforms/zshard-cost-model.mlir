@@ -54,11 +54,34 @@ func.func @train_step(%s: tensor<4xf32> {zshard.role = "batch", zshard.name = "s
   return %l : tensor<f32> loc("")
 }
 
+// -----
+
+// A zshard.adamw costs as the elementwise generic it lowers to: one FLOP per
+// element of its parameter (8x8: 64 FLOPs at 1024 FLOP/s, 0.0625 s).
+// expected-remark @+1 {{zshard-cost-model: {"collectives":0,"communication_s":0,"compute_s":0.0625,"device":"cpu","exposed_communication_s":0,"flops":64,"link":"eth10","offload_s":0,"step_s":0.0625}}}
+func.func @train_step(%w: tensor<8x8xf32> {zshard.role = "param", zshard.name = "w", zshard.init = "zeros"},
+                      %m: tensor<8x8xf32> {zshard.role = "opt_state", zshard.name = "w.exp_avg", zshard.param = "w", zshard.init = "zeros"},
+                      %v: tensor<8x8xf32> {zshard.role = "opt_state", zshard.name = "w.exp_avg_sq", zshard.param = "w", zshard.init = "zeros"},
+                      %g: tensor<8x8xf32> {zshard.role = "batch", zshard.name = "g"},
+                      %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
+                      %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = "loss"},
+        tensor<8x8xf32> {zshard.role = "param_out", zshard.name = "w"},
+        tensor<8x8xf32> {zshard.role = "opt_state_out", zshard.name = "w.exp_avg"},
+        tensor<8x8xf32> {zshard.role = "opt_state_out", zshard.name = "w.exp_avg_sq"})
+    attributes {zshard.step} {
+  %p, %m2, %v2 = zshard.adamw textbook %w, %g, %m, %v lr %lr step %t
+      betas(0.9, 0.95) eps(1.0e-08) weight_decay(0.1)
+      : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32> loc("")
+  return %lr, %p, %m2, %v2 : tensor<f32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32> loc("")
+}
+
 // Tests that the remark is one line whose payload is one JSON object, with
 // no dump of the module after it.
 // JSON: <stdin>:{{[0-9]+}}:1: remark: zshard-cost-model: {"collectives":1,"communication_s":1,"compute_s":1.0625,"device":"cpu","exposed_communication_s":1,"flops":1088,"link":"eth10","offload_s":0,"step_s":2.0625}{{$}}
 // JSON: <stdin>:{{[0-9]+}}:1: remark: zshard-cost-model: {"collectives":1,"communication_s":1,"compute_s":1.0625,"device":"cpu","exposed_communication_s":0,"flops":1088,"link":"eth10","offload_s":0,"step_s":1.0625}{{$}}
-// PARSED: [2.0625, 1.0625]
+// JSON: <stdin>:{{[0-9]+}}:1: remark: zshard-cost-model: {"collectives":0,"communication_s":0,"compute_s":0.0625,"device":"cpu","exposed_communication_s":0,"flops":64,"link":"eth10","offload_s":0,"step_s":0.0625}{{$}}
+// PARSED: [2.0625, 1.0625, 0.0625]
 
 // DEV: error: {{.*}}zshard-cost-model: unknown device 'tpu'; presets: a100, h100, h200, cpu
 // LINK: error: {{.*}}zshard-cost-model: unknown link 'carrier-pigeon'; presets: nvlink, ib, eth100, eth10

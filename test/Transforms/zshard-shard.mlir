@@ -53,8 +53,7 @@
 // FULL:       %[[R0:.*]] = zshard.reduce_scatter avg %{{.*}} on @world[0] unit @fc.0 : tensor<30xf32> -> tensor<15xf32>
 // FULL:       arith.muli %[[RANK]], %{{.*}} : index
 // FULL:       tensor.extract_slice %[[S0]][%{{.*}}] [%{{.*}}] [1] : tensor<15xf32> to tensor<?xf32>
-// FULL:       linalg.generic {{.*}}iterator_types = ["parallel"]
-// FULL:       } -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+// FULL:       zshard.adamw textbook {{.*}} : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
 // FULL:       tensor.insert_slice %{{.*}} into %[[S0]][%{{.*}}] [%{{.*}}] [1] : tensor<?xf32> into tensor<15xf32>
 // FULL:       return
 
@@ -105,7 +104,8 @@
 // Tests mixed precision in the IR types: bf16 parameters are gathered in
 // bf16, gradients are widened to f32 and reduced in f32, the f32 master copy
 // and moments are f32 shards, and the f32 gradient shard is narrowed to the
-// gradient's bf16 for the update.
+// gradient's bf16 for the update, which runs on this rank's piece of the
+// master.
 // MIXED:      zshard.unit @fc.0 on @world[0] full_shard padded(30) param(bf16) reduce(f32)
 // MIXED:      zshard.role = "param_shard"
 // MIXED-SAME: tensor<15xf32> {zshard.inits = ["param", "param"], zshard.name = "fc.0.master", zshard.role = "opt_state_shard", zshard.slot = "master", zshard.unit = @fc.0}
@@ -113,6 +113,7 @@
 // MIXED:      arith.extf %{{.*}} : tensor<24xbf16> to tensor<24xf32>
 // MIXED:      zshard.reduce_scatter avg %{{.*}} unit @fc.0 : tensor<30xf32> -> tensor<15xf32>
 // MIXED:      arith.truncf %{{.*}} : tensor<?xf32> to tensor<?xbf16>
+// MIXED:      zshard.adamw textbook {{.*}} master %{{.*}} : tensor<?xf32> lr {{.*}} : tensor<?xbf16>, tensor<?xbf16>, tensor<?xf32>, tensor<?xf32>
 
 // no_shard with bf16 gradients reduced in f32: the all-reduced members are
 // rounded back to bf16 for the unchanged update.

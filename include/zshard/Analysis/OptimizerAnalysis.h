@@ -5,11 +5,12 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Finds, for each parameter of a training step, the elementwise
-/// linalg.generic of the optimizer phase that produces its updated value:
-/// which operand is its gradient, which are its optimizer state, which are
-/// scalars, and which step result each of the op's results becomes. The
-/// sharding pass rewrites exactly these ops onto shards.
+/// Finds, for each parameter of a training step, the `zshard.adamw` of the
+/// optimizer phase that produces its updated value, checks that it updates
+/// the parameter from the parameter's own optimizer-state arguments and a
+/// computed gradient, and records which step result each of the op's
+/// results becomes. The sharding pass rewrites exactly these ops onto
+/// shards.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +20,7 @@
 #include "zshard/Analysis/PhaseAnalysis.h"
 #include "zshard/Analysis/StepContract.h"
 
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 
 namespace mlir {
 namespace zshard {
@@ -28,14 +29,13 @@ namespace zshard {
 struct ParamUpdate {
   /// The parameter argument.
   unsigned paramIndex = 0;
-  /// The elementwise generic producing its param_out.
-  linalg::GenericOp op;
-  /// The op's input operand number holding the gradient.
-  unsigned gradOperand = 0;
+  /// The update producing its param_out.
+  AdamWOp op;
   /// For each op result: the step result it is returned as.
   SmallVector<unsigned> resultIndices;
 };
 
+/// The updates of all parameters of a step.
 class OptimizerAnalysis {
 public:
   OptimizerAnalysis(const StepContract &contract, const PhaseAnalysis &phases);

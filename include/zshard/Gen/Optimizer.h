@@ -5,10 +5,11 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// AdamW as docs/models.md writes it (torch.optim.AdamW semantics), one fused
-/// elementwise `linalg.generic` per parameter. Arithmetic is f32 in the order
-/// of models.md. For bf16 parameters the update runs on the f32 master copy
-/// and the new bf16 parameter is its rounding.
+/// AdamW as docs/models.md writes it (torch.optim.AdamW semantics), one
+/// `zshard.adamw` per parameter in the `textbook` order (f32 arithmetic in
+/// the order of models.md; zshard-lower-adamw writes it out). For bf16
+/// parameters the update runs on the f32 master copy and the new bf16
+/// parameter is its rounding.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -20,23 +21,16 @@
 
 namespace zshard::gen {
 
-/// The compile-time constants of AdamW (models.md defaults).
+/// The compile-time constants of AdamW (models.md defaults), as the
+/// zshard.adamw attributes hold them; the update rounds them to f32.
 struct AdamWConfig {
-  float beta1 = 0.9f;
-  float beta2 = 0.95f;
-  float eps = 1e-8f;
-  float weightDecay = 0.1f;
+  double beta1 = 0.9;
+  double beta2 = 0.95;
+  double eps = 1e-8;
+  double weightDecay = 0.1;
   /// Global gradient-norm clipping before the update; 0 is off.
   float maxGradNorm = 0.0f;
 };
-
-/// The bias corrections `1 - beta1^t` and `1 - beta2^t` as `tensor<f32>`,
-/// from the f32 `step` hyper argument (`math.powf`).
-struct BiasCorrections {
-  mlir::Value bc1, bc2;
-};
-BiasCorrections adamwBiasCorrections(StepBuilder &sb, mlir::Value step,
-                                     const AdamWConfig &cfg);
 
 struct AdamWInputs {
   mlir::Value param;  ///< `act()`
@@ -45,7 +39,7 @@ struct AdamWInputs {
   mlir::Value expAvgSq;
   mlir::Value master; ///< f32 master copy, or null (f32 parameters)
   mlir::Value lr;     ///< `tensor<f32>`
-  BiasCorrections bc;
+  mlir::Value step;   ///< `tensor<f32>`, the step number (from 1)
   bool decay; ///< weight decay (rank >= 2 parameters)
   /// `tensor<f32>` the gradient is scaled by first (gradient clipping), or
   /// null.
@@ -64,6 +58,7 @@ mlir::Value gradClipCoefficient(StepBuilder &sb, const StepSignature &sig,
                                 llvm::ArrayRef<mlir::Value> grads,
                                 float maxNorm);
 
+/// The `zshard.adamw` of one parameter, at the builder's module path.
 AdamWOutputs adamwUpdate(StepBuilder &sb, const AdamWInputs &in,
                          const AdamWConfig &cfg);
 

@@ -132,9 +132,9 @@ def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
     * `shard_grad_op` (ZeRO-2): as full_shard, but the forward gather stays
       live through backward (no reshard);
     * both: the members' gradients are packed into the padded flat buffer
-      and `reduce_scatter avg`-ed after the last of them; the optimizer's
-      elementwise update of each member (found by `OptimizerAnalysis`) is
-      cloned onto the part of that member this rank holds, an offset and
+      and `reduce_scatter avg`-ed after the last of them; the
+      `zshard.adamw` of each member (found by `OptimizerAnalysis`) is
+      rebuilt on the part of that member this rank holds, an offset and
       length computed from the rank's grid coordinate, so one SPMD program
       serves every rank; optimizer state becomes flat shards
       (`"opt_state_shard"` with its `zshard.slot`), and the results are the
@@ -171,6 +171,33 @@ def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
     Statistic<"numGathers", "gathers", "all_gather ops inserted">,
     Statistic<"numReductions", "reductions",
               "reduce_scatter and all_reduce ops inserted">
+  ];
+}
+
+def LowerAdamW : Pass<"zshard-lower-adamw", "::mlir::ModuleOp"> {
+  let summary = "Lower zshard.adamw to fused elementwise linalg.generic ops";
+  let description = [{
+    Replaces every `zshard.adamw` by the linalg ops that compute it, the one
+    place the AdamW arithmetic is written: a 0-d `linalg.generic` of the
+    bias corrections from `step` (`torch` order: `lr / bc1` and
+    `sqrt(bc2)`), then one all-parallel `linalg.generic` over the
+    parameter's elements that reads the parameter (or its master copy), the
+    gradient, the two moments and the scalars and yields the new parameter
+    and moments (and, with a master, first the new master and last the new
+    parameter rounded to its element type). Floating-point operations are
+    emitted in the op's `order`, so that the lowered update is bit-identical
+    to the frontend's reference; see the op's documentation.
+
+    The zshard-lower-to-llvm and zshard-lower-to-cuda pipelines run it first,
+    after sharding and offloading decided where each update runs and before
+    bufferization.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numLowered", "updates", "zshard.adamw ops lowered">
   ];
 }
 

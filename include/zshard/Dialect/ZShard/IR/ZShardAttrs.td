@@ -36,6 +36,16 @@ def ZShard_ReduceKind : I32EnumAttr<"ReduceKind", "reduction of a collective", [
   let cppNamespace = "::mlir::zshard";
 }
 
+// The order of AdamW's floating-point operations: the same update, rounded
+// as the frontend's reference computes it (see zshard.adamw).
+def ZShard_AdamWOrder : I32EnumAttr<"AdamWOrder",
+    "order of AdamW's floating-point operations", [
+  I32EnumAttrCase<"Textbook", 0, "textbook">,
+  I32EnumAttrCase<"Torch", 1, "torch">
+]> {
+  let cppNamespace = "::mlir::zshard";
+}
+
 def ZShard_CollectiveKind : I32EnumAttr<"CollectiveKind", "kind of collective", [
   I32EnumAttrCase<"AllGather", 0, "all_gather">,
   I32EnumAttrCase<"ReduceScatter", 1, "reduce_scatter">,

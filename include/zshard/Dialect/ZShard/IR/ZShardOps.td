@@ -15,6 +15,7 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 /// Communication is modelled as a side effect on one resource, so collectives
@@ -285,6 +286,99 @@ def ZShard_ReleaseOp : ZShard_Op<"release", [ZShard_CommEffects]> {
   }];
   let arguments = (ins ZShard_Tensor:$buffer);
   let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer
+//===----------------------------------------------------------------------===//
+
+/// A `tensor<f32>` scalar operand (buildable, so the assembly omits it).
+def ZShard_F32Scalar : Type<
+    CPred<"::llvm::isa<::mlir::RankedTensorType>($_self) && "
+          "::llvm::cast<::mlir::RankedTensorType>($_self).getRank() == 0 && "
+          "::llvm::cast<::mlir::RankedTensorType>($_self).getElementType()"
+          ".isF32()">,
+    "tensor<f32>", "::mlir::RankedTensorType">,
+    BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getF32Type())">;
+
+def ZShard_AdamWOp : ZShard_Op<"adamw", [Pure, AttrSizedOperandSegments,
+    InferTypeOpAdaptor]> {
+  let summary = "The AdamW update of one parameter";
+  let description = [{
+    The optimizer update of one parameter (torch.optim.AdamW: decoupled
+    weight decay, bias-corrected moments), on tensors. `zshard-shard` finds
+    each parameter's update as this op (`OptimizerAnalysis`) and rebuilds it
+    on this rank's part of the shards, and the cost model costs it as the
+    elementwise loop it becomes. `zshard-lower-adamw`, which the lowering
+    pipelines run after sharding and offloading and before bufferization,
+    turns it into one fused elementwise `linalg.generic` (after a 0-d one for
+    the bias corrections), the one place its arithmetic is written; the
+    in-place update then writes that generic into the state's own buffers.
+    With `t = step`, `bc1 = 1 - beta1^t` and `bc2 = 1 - beta2^t`:
+
+    ```
+    g = grad * grad_scale                     (when grad_scale is given)
+    p = p - lr * weight_decay * p             (when weight_decay != 0)
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g * g
+    p = p - lr * (m / bc1) / (sqrt(v / bc2) + eps)
+    ```
+
+    Arithmetic is f32; `grad` (and `param`) may be narrower floats and are
+    extended first. With `master`, an f32 copy of the parameter, the update
+    runs on the master (the value of `param` is not read) and `new_param`
+    is the new master rounded to `param`'s element type. `grad_scale` is the
+    gradient-clipping coefficient, applied before anything else.
+
+    `order` is how the frontend's reference rounds the same update, which
+    the lowering reproduces bit for bit: `textbook` evaluates the formulas
+    above as written, left to right, with `1 - beta` rounded from the f32
+    `beta` (zshard-gen, docs/models.md); `torch` in the order of
+    torch.optim.AdamW's single-tensor step (`p * (1 - lr * weight_decay)`,
+    `m + (1 - beta1) * (g - m)`, `v * beta2 + (1 - beta2) * g * g`, and
+    `p + (-(lr / bc1)) * m / (sqrt(v) / sqrt(bc2) + eps)`, constants rounded
+    to f32 from the f64 attributes), as zshard-export writes it.
+
+    `grad`, `exp_avg`, `exp_avg_sq` and `master` have `param`'s shape; the
+    moments and the master are f32. The results are the new parameter,
+    moments and master, of their operands' types.
+
+    ```mlir
+    %p, %m, %v = zshard.adamw textbook %w, %g, %m0, %v0 lr %lr step %t
+        betas(0.9, 0.95) eps(1.0e-08) weight_decay(0.1)
+        : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>
+    ```
+  }];
+  let arguments = (ins
+    ZShard_AdamWOrder:$order,
+    AnyRankedTensor:$param,
+    AnyRankedTensor:$grad,
+    AnyRankedTensor:$exp_avg,
+    AnyRankedTensor:$exp_avg_sq,
+    Optional<AnyRankedTensor>:$master,
+    ZShard_F32Scalar:$lr,
+    ZShard_F32Scalar:$step,
+    Optional<ZShard_F32Scalar>:$grad_scale,
+    F64Attr:$beta1,
+    F64Attr:$beta2,
+    F64Attr:$eps,
+    F64Attr:$weight_decay
+  );
+  let results = (outs
+    AnyRankedTensor:$new_param,
+    AnyRankedTensor:$new_exp_avg,
+    AnyRankedTensor:$new_exp_avg_sq,
+    Optional<AnyRankedTensor>:$new_master
+  );
+  let assemblyFormat = [{
+    $order $param `,` $grad `,` $exp_avg `,` $exp_avg_sq
+    (`master` $master^ `:` type($master))?
+    `lr` $lr `step` $step (`grad_scale` $grad_scale^)?
+    `betas` `(` $beta1 `,` $beta2 `)` `eps` `(` $eps `)`
+    `weight_decay` `(` $weight_decay `)` attr-dict
+    `:` type($param) `,` type($grad) `,` type($exp_avg) `,` type($exp_avg_sq)
+  }];
   let hasVerifier = 1;
 }
 
