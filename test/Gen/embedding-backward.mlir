@@ -40,7 +40,7 @@
 // CHECK-NEXT: } loc("wte")
 // CHECK-NEXT: } loc("wte")
 // The gradient goes to AdamW.
-// CHECK: linalg.generic {{.*}} ins(%arg0, %[[GRAD]], %arg17, %arg34,
+// CHECK: zshard.adamw textbook %arg0, %[[GRAD]], %arg17, %arg34 lr
 
 // BUF: %[[G:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1000x8xf32>
 // BUF-NEXT: linalg.fill {zshard.phase = "backward"} ins(%{{.*}} : f32) outs(%[[G]] : memref<1000x8xf32>)
