@@ -80,6 +80,9 @@ void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
 void zshard::buildBufferizedStepToLLVMPipeline(OpPassManager &pm) {
   // Scatters (embedding backward, index_put) are scf.forall: serial here.
   pm.addPass(createForallToForLoopPass());
+  // One function per distinct op: identical blocks share their code, and
+  // the step is straight-line calls that lower and compile linearly.
+  pm.addPass(zshard::createOutlineComputeOps());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

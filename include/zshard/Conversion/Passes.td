@@ -58,6 +58,59 @@ def LowerStridedCopies : Pass<"zshard-lower-strided-copies", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def OutlineComputeOps : Pass<"zshard-outline-compute-ops", "::mlir::ModuleOp"> {
+  let summary = "Outline each linalg op of a bufferized step into a function shared by identical ops";
+  let description = [{
+    Runs after bufferization and the memory plan, before the loops are
+    built. Each top-level `linalg` op on memrefs of a function becomes a
+    call of a private `no_inline` function that computes it, taking its
+    buffers (and scalars) as arguments; constants and views with constant
+    operands (`memref.expand_shape`, `collapse_shape`, `subview`,
+    `transpose`, `cast`, `reinterpret_cast`) move in with it. Ops that
+    compute the same thing on other buffers (the same op of another
+    transformer block, forward or backward) call the same function: their
+    discardable attributes (phases, module paths) are dropped from the
+    outlined copy, and functions are compared structurally
+    (`OperationEquivalence`, ignoring locations). A 12-layer GPT step then
+    compiles one function per distinct op instead of 12 copies of each,
+    and the step itself is a straight-line sequence of calls, allocations
+    and deallocations, so lowering and LLVM codegen grow linearly with depth.
+    An op whose buffers reach it through other views (a dynamic shape, a
+    layout the bare-pointer calling convention cannot pass) stays inline.
+    The buffers, their allocations and deallocations are untouched, so the
+    memory plan is the same.
+
+    Before:
+    ```mlir
+    func.func @step(%a: memref<4xf32>, %b: memref<4xf32>) {
+      %cst = arith.constant 1.0 : f32
+      linalg.fill ins(%cst : f32) outs(%a : memref<4xf32>)
+      linalg.fill ins(%cst : f32) outs(%b : memref<4xf32>)
+      return
+    }
+    ```
+    After:
+    ```mlir
+    func.func private @step.compute.0(%arg0: memref<4xf32>) attributes {no_inline} {
+      %cst = arith.constant 1.0 : f32
+      linalg.fill ins(%cst : f32) outs(%arg0 : memref<4xf32>)
+      return
+    }
+    func.func @step(%a: memref<4xf32>, %b: memref<4xf32>) {
+      call @step.compute.0(%a) : (memref<4xf32>) -> ()
+      call @step.compute.0(%b) : (memref<4xf32>) -> ()
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numFunctions", "functions", "Functions outlined">,
+    Statistic<"numShared", "shared", "Ops calling a function outlined for an identical op">,
+    Statistic<"numKept", "kept", "Ops left inline (an argument the calling convention cannot pass)">
+  ];
+}
+
 def TagAllocations : Pass<"zshard-tag-allocations", "::mlir::ModuleOp"> {
   let summary = "Tell the runtime what each allocation of the step holds";
   let description = [{

@@ -1,0 +1,207 @@
+//===- OutlineComputeOps.cpp - --zshard-outline-compute-ops ---------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Moves each top-level linalg op of a bufferized function into a private
+/// function of its own, one function per structurally identical op: the
+/// transformer blocks of a step, which differ only in their buffers, then
+/// share their code, and what is lowered and compiled grows with the number
+/// of distinct ops rather than with the depth of the model.
+///
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Conversion/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir {
+namespace zshard {
+#define GEN_PASS_DEF_OUTLINECOMPUTEOPS
+#include "zshard/Conversion/Passes.h.inc"
+} // namespace zshard
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `type` can be an argument of an outlined function: what the
+/// bare-pointer calling convention passes as one pointer (a static shape
+/// and the identity layout), or a scalar.
+bool isPassable(Type type) {
+  if (auto memref = dyn_cast<MemRefType>(type))
+    return memref.hasStaticShape() && memref.getLayout().isIdentity();
+  return type.isIntOrIndexOrFloat();
+}
+
+/// The views an outlined op recomputes from their source (shape changes,
+/// slices, transposes, casts): their other operands are constants, so an
+/// identical op of another block takes the same view of its own buffer.
+bool isClonedView(Operation *op) {
+  if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::SubViewOp,
+           memref::TransposeOp, memref::CastOp, memref::ReinterpretCastOp>(op))
+    return false;
+  return llvm::all_of(op->getOperands().drop_front(), [](Value operand) {
+    return operand.getDefiningOp<arith::ConstantOp>();
+  });
+}
+
+/// What one outlined op needs from its function: the values it takes as
+/// arguments and the ops it clones (constants and views), in order.
+struct OutlinedSlice {
+  SmallVector<Value> arguments;
+  SmallVector<Operation *> cloned;
+};
+
+/// Collects what `op` needs into `slice`: constants and views defined in
+/// `op`'s block are cloned (their own operands collected first), any other
+/// value becomes an argument. Fails when an argument cannot be passed.
+LogicalResult collectSlice(Operation *op, OutlinedSlice &slice) {
+  llvm::SetVector<Value> arguments;
+  llvm::SetVector<Operation *> cloned;
+  std::function<LogicalResult(Value)> visit = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    if (def && def->getBlock() == op->getBlock() &&
+        (isa<arith::ConstantOp>(def) || isClonedView(def))) {
+      if (cloned.contains(def))
+        return success();
+      for (Value operand : def->getOperands())
+        if (failed(visit(operand)))
+          return failure();
+      cloned.insert(def);
+      return success();
+    }
+    if (!isPassable(value.getType()))
+      return failure();
+    arguments.insert(value);
+    return success();
+  };
+  for (Value operand : op->getOperands())
+    if (failed(visit(operand)))
+      return failure();
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  for (Value value : captured)
+    if (failed(visit(value)))
+      return failure();
+  slice.arguments = arguments.takeVector();
+  slice.cloned = cloned.takeVector();
+  return success();
+}
+
+/// A hash of what `func` computes: its type and its ops, ignoring
+/// locations, names and operands (operands are compared exactly when two
+/// hashes meet).
+llvm::hash_code hashBody(func::FuncOp func) {
+  llvm::hash_code hash = hash_value(func.getFunctionType());
+  func.getBody().walk([&](Operation *op) {
+    hash =
+        llvm::hash_combine(hash, OperationEquivalence::computeHash(
+                                     op, OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::IgnoreLocations));
+  });
+  return hash;
+}
+
+struct OutlineComputeOpsPass
+    : public mlir::zshard::impl::OutlineComputeOpsBase<OutlineComputeOpsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> functions;
+    for (func::FuncOp func : module.getOps<func::FuncOp>())
+      if (!func.isExternal())
+        functions.push_back(func);
+    // Outlined functions by the hash of their body.
+    DenseMap<llvm::hash_code, SmallVector<func::FuncOp, 1>> byHash;
+    for (func::FuncOp func : functions) {
+      unsigned numOutlined = 0;
+      for (Block &block : func.getBody()) {
+        SmallVector<Operation *> ops;
+        for (Operation &op : block)
+          if (isa<linalg::LinalgOp>(op) && op.getNumResults() == 0)
+            ops.push_back(&op);
+        for (Operation *op : ops)
+          outline(op, func, numOutlined, symbols, byHash);
+      }
+    }
+  }
+
+  /// Replaces `op` by a call of a function computing it, reusing an
+  /// identical function outlined before.
+  void
+  outline(Operation *op, func::FuncOp parent, unsigned &numOutlined,
+          SymbolTable &symbols,
+          DenseMap<llvm::hash_code, SmallVector<func::FuncOp, 1>> &byHash) {
+    OutlinedSlice slice;
+    if (failed(collectSlice(op, slice))) {
+      ++numKept;
+      return;
+    }
+    MLIRContext *context = op->getContext();
+    SmallVector<Type> types = llvm::map_to_vector(
+        slice.arguments, [](Value value) { return value.getType(); });
+    OpBuilder builder(context);
+    builder.setInsertionPoint(parent);
+    FunctionType type = FunctionType::get(context, types, {});
+    auto callee = func::FuncOp::create(builder, op->getLoc(), "", type);
+    callee.setPrivate();
+    // Kept apart by LLVM's inliner too, or the step would be one function
+    // again.
+    callee->setAttr("no_inline", UnitAttr::get(context));
+    Block *entry = callee.addEntryBlock();
+    IRMapping mapping;
+    mapping.map(slice.arguments, entry->getArguments());
+    builder.setInsertionPointToStart(entry);
+    for (Operation *def : slice.cloned)
+      builder.clone(*def, mapping);
+    Operation *body = builder.clone(*op, mapping);
+    // Phases and module paths told the passes before this one which block
+    // the op belongs to; the code is the same for every block.
+    body->setDiscardableAttrs(DictionaryAttr::get(context));
+    func::ReturnOp::create(builder, op->getLoc());
+
+    llvm::hash_code hash = hashBody(callee);
+    SmallVector<func::FuncOp, 1> &candidates = byHash[hash];
+    func::FuncOp target;
+    for (func::FuncOp candidate : candidates)
+      if (candidate.getFunctionType() == type &&
+          OperationEquivalence::isRegionEquivalentTo(
+              &candidate.getBody(), &callee.getBody(),
+              OperationEquivalence::IgnoreLocations)) {
+        target = candidate;
+        break;
+      }
+    if (target) {
+      callee.erase();
+      ++numShared;
+    } else {
+      callee.setSymName(
+          (parent.getSymName() + ".compute." + Twine(numOutlined++)).str());
+      symbols.insert(callee);
+      candidates.push_back(callee);
+      target = callee;
+      ++numFunctions;
+    }
+    builder.setInsertionPoint(op);
+    func::CallOp::create(builder, op->getLoc(), target, slice.arguments);
+    op->erase();
+    // Views only the op used go with it (constants are left to the
+    // canonicalizer).
+    for (Operation *def : llvm::reverse(slice.cloned))
+      if (!isa<arith::ConstantOp>(def) && def->use_empty())
+        def->erase();
+  }
+};
+
+} // namespace

@@ -1,0 +1,97 @@
+// RUN: zshard-opt %s --split-input-file --zshard-outline-compute-ops --mlir-print-debuginfo=false | FileCheck %s
+
+// Tests that the same op of two blocks (other buffers, other phases and
+// module paths) becomes one function called twice, and that an op of
+// another shape gets a function of its own.
+// CHECK-LABEL: func.func private @step.compute.0
+// CHECK-SAME:    (%[[X:.*]]: memref<4x8xf32>, %[[Y:.*]]: memref<4x8xf32>) attributes {no_inline}
+// CHECK-NEXT:    linalg.generic
+// CHECK-NOT:     zshard.phase
+// CHECK-SAME:    ins(%[[X]] : memref<4x8xf32>) outs(%[[Y]] : memref<4x8xf32>)
+// CHECK:         math.tanh
+// CHECK:         return
+// CHECK-LABEL: func.func private @step.compute.1
+// CHECK-SAME:    (%{{.*}}: memref<2x8xf32>, %{{.*}}: memref<2x8xf32>) attributes {no_inline}
+// CHECK-LABEL: func.func @step
+// CHECK-SAME:    (%[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<4x8xf32>, %[[C:.*]]: memref<4x8xf32>, %[[D:.*]]: memref<4x8xf32>, %[[E:.*]]: memref<2x8xf32>, %[[F:.*]]: memref<2x8xf32>)
+// CHECK-NEXT:    call @step.compute.0(%[[A]], %[[B]])
+// CHECK-NEXT:    call @step.compute.0(%[[C]], %[[D]])
+// CHECK-NEXT:    call @step.compute.1(%[[E]], %[[F]])
+// CHECK-NEXT:    return
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @step(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %c: memref<4x8xf32>, %d: memref<4x8xf32>, %e: memref<2x8xf32>, %f: memref<2x8xf32>) {
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%b : memref<4x8xf32>) attrs = {zshard.phase = "forward"} {
+  ^bb0(%in: f32, %out: f32):
+    %t = math.tanh %in : f32
+    linalg.yield %t : f32
+  } loc("h.0.mlp")
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<4x8xf32>) outs(%d : memref<4x8xf32>) attrs = {zshard.phase = "backward"} {
+  ^bb0(%in: f32, %out: f32):
+    %t = math.tanh %in : f32
+    linalg.yield %t : f32
+  } loc("h.1.mlp")
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%e : memref<2x8xf32>) outs(%f : memref<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = math.tanh %in : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// Tests that constants and views with constant operands move into the
+// function (the buffer under the view is the argument), that a scalar
+// computed outside and used in the body is an argument, and that two fills
+// of different values are two functions.
+// CHECK-LABEL: func.func private @views.compute.0
+// CHECK-SAME:    (%[[BUF:.*]]: memref<8xf32>, %[[OUT:.*]]: memref<2x4xf32>, %[[S:.*]]: f32)
+// CHECK-NEXT:    %[[V:.*]] = memref.expand_shape %[[BUF]] {{\[\[}}0, 1]] output_shape [2, 4]
+// CHECK-NEXT:    linalg.generic
+// CHECK-SAME:    ins(%[[V]] : memref<2x4xf32>) outs(%[[OUT]] : memref<2x4xf32>)
+// CHECK:         arith.mulf %{{.*}}, %[[S]]
+// CHECK-LABEL: func.func private @views.compute.1
+// CHECK-SAME:    (%{{.*}}: memref<2x4xf32>)
+// CHECK-NEXT:    arith.constant 0.000000e+00
+// CHECK-NEXT:    linalg.fill
+// CHECK-LABEL: func.func private @views.compute.2
+// CHECK-NEXT:    arith.constant 1.000000e+00
+// CHECK-LABEL: func.func @views
+// CHECK-SAME:    (%[[B:.*]]: memref<8xf32>, %[[X:.*]]: f32, %[[O:.*]]: memref<2x4xf32>)
+// CHECK:         %[[S2:.*]] = arith.mulf %[[X]], %[[X]]
+// CHECK-NEXT:    call @views.compute.0(%[[B]], %[[O]], %[[S2]])
+// CHECK-NEXT:    call @views.compute.1(%[[O]])
+// CHECK-NEXT:    call @views.compute.2(%[[O]])
+// CHECK-NEXT:    return
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @views(%b: memref<8xf32>, %x: f32, %o: memref<2x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %s = arith.mulf %x, %x : f32
+  %v = memref.expand_shape %b [[0, 1]] output_shape [2, 4] : memref<8xf32> into memref<2x4xf32>
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%v : memref<2x4xf32>) outs(%o : memref<2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %s : f32
+    linalg.yield %m : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%o : memref<2x4xf32>)
+  linalg.fill ins(%one : f32) outs(%o : memref<2x4xf32>)
+  return
+}
+
+// -----
+
+// Tests that an op on a buffer the bare-pointer calling convention cannot
+// pass (a dynamic shape) stays inline.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-NOT:   call
+// CHECK:       linalg.fill
+func.func @dynamic(%a: memref<?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%a : memref<?xf32>)
+  return
+}
