@@ -154,18 +154,23 @@ def main():
                                          ZSHARD_TEST_SAVE_DELAY_MS="20"))
         killed = False
         if kills < args.kills:
-            # Every fifth kill during the start; the others a random moment
-            # after the first step has been logged: during a step or a save
+            # Every fifth kill during the start (before its first step is
+            # logged); the others after a random number of steps (at most
+            # two saves' worth, so that the kills end before the run on any
+            # machine) and a random moment into the next step or save
             # (ZSHARD_TEST_SAVE_DELAY_MS holds each save open for a while).
             if kills % 5 == 0:
                 deadline = time.monotonic() + rng.uniform(0.0, 0.3)
+                while proc.poll() is None and time.monotonic() < deadline \
+                        and not logged_losses(log):
+                    time.sleep(0.001)
             else:
-                deadline = None
-                while proc.poll() is None and not logged_losses(log):
-                    time.sleep(0.005)
-                deadline = time.monotonic() + rng.uniform(0.0, 0.3)
-            while proc.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.002)
+                steps = rng.randint(1, 2 * args.save_every)
+                while proc.poll() is None and len(logged_losses(log)) < steps:
+                    time.sleep(0.001)
+                deadline = time.monotonic() + rng.uniform(0.0, 0.03)
+                while proc.poll() is None and time.monotonic() < deadline:
+                    time.sleep(0.001)
             if proc.poll() is None:
                 staging = os.path.isdir(ckdir) and any(
                     name.startswith(".tmp-") for name in os.listdir(ckdir))
