@@ -104,6 +104,7 @@ LogicalResult StepContract::run(bool emit) {
   results.clear();
   paramIndex.clear();
   lossIndex.reset();
+  moduleClasses = ModuleClasses();
 
   bool ok = true;
   module->walk([&](func::FuncOp func) {
@@ -132,6 +133,13 @@ LogicalResult StepContract::run(bool emit) {
   }
   bool argsOk = succeeded(readArguments(emit));
   bool resultsOk = succeeded(readResults(emit));
+  std::string classes =
+      moduleClasses.read(step->getAttr(contract::kModuleClasses));
+  if (!classes.empty()) {
+    if (emit)
+      step.emitError() << contract::kModuleClasses << ": " << classes;
+    ok = false;
+  }
   return success(ok && argsOk && resultsOk);
 }
 

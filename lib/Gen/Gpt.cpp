@@ -80,6 +80,22 @@ OwningOpRef<ModuleOp> zshard::gen::buildGptStep(MLIRContext &ctx,
   unsigned lnfB = sig.addParam("ln_f.bias", {D}, "zeros");
   unsigned lmHead =
       cfg.tied ? wte : sig.addParam("lm_head.weight", {D, V}, normal);
+  // The classes of Hugging Face's GPT2LMHeadModel, for wrapping by class.
+  for (int64_t i = 0; i < cfg.layers; ++i) {
+    std::string h = "h." + std::to_string(i);
+    sig.addModuleClass(h, "GPT2Block");
+    sig.addModuleClass(h + ".ln_1", "LayerNorm");
+    sig.addModuleClass(h + ".attn", "GPT2Attention");
+    sig.addModuleClass(h + ".attn.c_attn", "Conv1D");
+    sig.addModuleClass(h + ".attn.c_proj", "Conv1D");
+    sig.addModuleClass(h + ".ln_2", "LayerNorm");
+    sig.addModuleClass(h + ".mlp", "GPT2MLP");
+    sig.addModuleClass(h + ".mlp.c_fc", "Conv1D");
+    sig.addModuleClass(h + ".mlp.c_proj", "Conv1D");
+  }
+  sig.addModuleClass("ln_f", "LayerNorm");
+  if (!cfg.tied)
+    sig.addModuleClass("lm_head", "Linear");
   sig.addBatch("tokens", {B, T}, sb.i32());
   sig.addBatch("targets", {B, T}, sb.i32());
   sig.create(*module);

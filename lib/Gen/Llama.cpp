@@ -84,6 +84,23 @@ OwningOpRef<ModuleOp> zshard::gen::buildLlamaStep(MLIRContext &ctx,
   }
   unsigned norm = sig.addParam("model.norm.weight", {D}, "ones");
   unsigned head = sig.addParam("lm_head.weight", {V, D}, normal);
+  // The classes of Hugging Face's LlamaForCausalLM, for wrapping by class.
+  sig.addModuleClass("model", "LlamaModel");
+  sig.addModuleClass("model.embed_tokens", "Embedding");
+  for (int64_t i = 0; i < cfg.layers; ++i) {
+    std::string l = "model.layers." + std::to_string(i);
+    sig.addModuleClass(l, "LlamaDecoderLayer");
+    sig.addModuleClass(l + ".self_attn", "LlamaAttention");
+    for (const char *proj : {"q_proj", "k_proj", "v_proj", "o_proj"})
+      sig.addModuleClass(l + ".self_attn." + proj, "Linear");
+    sig.addModuleClass(l + ".mlp", "LlamaMLP");
+    for (const char *proj : {"gate_proj", "up_proj", "down_proj"})
+      sig.addModuleClass(l + ".mlp." + proj, "Linear");
+    sig.addModuleClass(l + ".input_layernorm", "LlamaRMSNorm");
+    sig.addModuleClass(l + ".post_attention_layernorm", "LlamaRMSNorm");
+  }
+  sig.addModuleClass("model.norm", "LlamaRMSNorm");
+  sig.addModuleClass("lm_head", "Linear");
   sig.addBatch("tokens", {B, T}, sb.i32());
   sig.addBatch("targets", {B, T}, sb.i32());
   sig.create(*module);

@@ -97,6 +97,12 @@ func::FuncOp StepSignature::create(ModuleOp module) {
   func = func::FuncOp::create(b, "train_step",
                               b.getFunctionType(argTypes, resultTypes));
   func->setAttr("zshard.step", b.getUnitAttr());
+  if (!moduleClasses.empty()) {
+    SmallVector<NamedAttribute> classes;
+    for (const auto &[path, className] : moduleClasses)
+      classes.push_back(b.getNamedAttr(path, b.getStringAttr(className)));
+    func->setAttr("zshard.module_classes", b.getDictionaryAttr(classes));
+  }
   func.setAllArgAttrs(argAttrs);
   func.setAllResultAttrs(resultAttrs);
   Block *entry = func.addEntryBlock();
@@ -118,6 +124,10 @@ Value StepSignature::batch(StringRef name) const {
     if (bs.name == name)
       return func.getArgument(base + i);
   llvm_unreachable("unknown batch input");
+}
+
+void StepSignature::addModuleClass(StringRef path, StringRef className) {
+  moduleClasses.emplace_back(path.str(), className.str());
 }
 
 Value StepSignature::lr() const {

@@ -56,9 +56,11 @@ struct FormUnitsPass : public mlir::zshard::impl::FormUnitsBase<FormUnitsPass> {
   /// Unit name -> member argument indices, in the order units are declared.
   using Grouping = llvm::MapVector<std::string, SmallVector<unsigned>,
                                    std::map<std::string, unsigned>>;
-  LogicalResult groupByPattern(func::FuncOp step,
+  LogicalResult groupByPattern(func::FuncOp step, StringRef patternList,
                                ArrayRef<const StepArgument *> params,
                                Grouping &units);
+  /// The patterns of the modules of the `layer-classes` classes.
+  FailureOr<std::string> getClassPatterns(const StepContract &contract);
   LogicalResult groupBySize(ArrayRef<const StepArgument *> params,
                             Grouping &units);
   LogicalResult groupExplicitly(ArrayRef<const StepArgument *> params,
@@ -67,11 +69,34 @@ struct FormUnitsPass : public mlir::zshard::impl::FormUnitsBase<FormUnitsPass> {
 
 } // namespace
 
+FailureOr<std::string>
+FormUnitsPass::getClassPatterns(const StepContract &contract) {
+  const ModuleClasses &classes = contract.getModuleClasses();
+  if (classes.empty())
+    return emitError(getReportLoc(getOperation()))
+           << "zshard-form-units: layer-classes needs the module classes "
+              "the frontend records (zshard.module_classes), and the step "
+              "has none; give module path patterns instead";
+  SmallVector<StringRef> texts;
+  StringRef(layerClasses).split(texts, ',', -1, /*KeepEmpty=*/false);
+  SmallVector<std::string> names;
+  for (StringRef text : texts) {
+    if (!classes.hasClass(text.trim()))
+      return emitError(getReportLoc(getOperation()))
+             << "zshard-form-units: no module of the step has class '"
+             << text.trim() << "'; its classes are "
+             << llvm::join(classes.getClassNames(), ", ");
+    names.push_back(text.trim().str());
+  }
+  return llvm::join(classes.getPatterns(names), ",");
+}
+
 LogicalResult FormUnitsPass::groupByPattern(
-    func::FuncOp step, ArrayRef<const StepArgument *> params, Grouping &units) {
+    func::FuncOp step, StringRef patternList,
+    ArrayRef<const StepArgument *> params, Grouping &units) {
   SmallVector<PathPattern> patterns;
   SmallVector<StringRef> texts;
-  StringRef(pattern).split(texts, ',', -1, /*KeepEmpty=*/false);
+  patternList.split(texts, ',', -1, /*KeepEmpty=*/false);
   for (StringRef text : texts) {
     PathPattern parts;
     text.trim().split(parts, '.');
@@ -94,7 +119,7 @@ LogicalResult FormUnitsPass::groupByPattern(
   }
   if (!matched && !params.empty())
     return emitError(getReportLoc(getOperation()))
-           << "zshard-form-units: pattern '" << pattern
+           << "zshard-form-units: pattern '" << patternList
            << "' matches no parameter; every parameter would land in @root ("
            << describeBlockPatterns(step) << "; or use policy=size)";
   return success();
@@ -217,10 +242,20 @@ void FormUnitsPass::runOnOperation() {
 
   SmallVector<const StepArgument *> params =
       contract.getArguments(ArgRole::Param);
+  std::string patternList = pattern;
+  if (!layerClasses.empty()) {
+    if (policy != "transformer")
+      return fail("layer-classes applies to the transformer policy, not " +
+                  policy);
+    FailureOr<std::string> found = getClassPatterns(contract);
+    if (failed(found))
+      return signalPassFailure();
+    patternList = *found;
+  }
   Grouping units;
   LogicalResult grouped =
       policy == "transformer"
-          ? groupByPattern(contract.getStep(), params, units)
+          ? groupByPattern(contract.getStep(), patternList, params, units)
       : policy == "size" ? groupBySize(params, units)
       : policy == "explicit"
           ? groupExplicitly(params, units)

@@ -153,7 +153,7 @@ def export_step(model, optimizer, batch, loss_fn=None):
             results.append((updates[name][1 + k],
                             {"zshard.role": "opt_state_out", "zshard.name": f"{name}.{slot}"}))
 
-    text = _module_text(fn, arg_specs, results)
+    text = _module_text(fn, arg_specs, results, module_classes(model))
     weights = {name: params[name].detach().to(torch.float32).cpu().numpy().copy()
                for name in names}
     lr0 = groups[names[0]].lr
@@ -322,11 +322,21 @@ def _attrs(d):
     return "{" + ", ".join(f"{k} = {value(v)}" for k, v in sorted(d.items())) + "}"
 
 
-def _module_text(fn, arg_specs, results):
+def module_classes(model):
+    """{module path: class name} of every submodule of `model` (the step's
+    zshard.module_classes, read by --wrap transformer=CLASS)."""
+    return {name: type(mod).__name__ for name, mod in model.named_modules() if name}
+
+
+def _module_text(fn, arg_specs, results, classes):
     args = ",\n      ".join(f"{a.name}: {a.type} {_attrs(attrs)}" for a, attrs in arg_specs)
     res = ",\n      ".join(f"{v.type} {_attrs(attrs)}" for v, attrs in results)
+    step_attrs = "zshard.step"
+    if classes:
+        entries = ", ".join(f'"{path}" = "{cls}"' for path, cls in sorted(classes.items()))
+        step_attrs = f"zshard.module_classes = {{{entries}}}, {step_attrs}"
     lines = ["module {",
-             f"  func.func @train_step(\n      {args})\n      -> ({res})\n      attributes {{zshard.step}} {{"]
+             f"  func.func @train_step(\n      {args})\n      -> ({res})\n      attributes {{{step_attrs}}} {{"]
     lines += fn.lines
     ret_vals = ", ".join(v.name for v, _ in results)
     ret_types = ", ".join(v.type for v, _ in results)

@@ -41,7 +41,7 @@
 // CHECK-SAME: tensor<8x16xf32> {zshard.name = "lm_head.weight", zshard.role = "param_out"}
 // CHECK-SAME: tensor<16x8xf32> {zshard.name = "wte.exp_avg", zshard.role = "opt_state_out"}
 // CHECK-SAME: tensor<8x16xf32> {zshard.name = "lm_head.weight.exp_avg_sq", zshard.role = "opt_state_out"})
-// CHECK-SAME: attributes {zshard.step}
+// CHECK-SAME: attributes {zshard.module_classes = {h.0 = "GPT2Block", h.0.attn = "GPT2Attention", h.0.attn.c_attn = "Conv1D", {{.*}}, h.1.mlp.c_proj = "Conv1D", lm_head = "Linear", ln_f = "LayerNorm"}, zshard.step}
 
 // The embedding gather: a tensor.extract of wte at the token and column.
 // CHECK: linalg.generic {{.*}} ins(%arg87 : tensor<2x4xi32>) outs(%{{.*}} : tensor<2x4x8xf32>)

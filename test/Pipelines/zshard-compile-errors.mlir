@@ -81,13 +81,13 @@
 // DIVIDE-NOT: {{.+}}
 // WRAPALONE: zshard-compile: error: --wrap needs --strategy (or --auto): without one the step is compiled as it is
 // WRAPALONE-NOT: {{.+}}
-// WRAP: zshard-compile: error: --wrap takes transformer=PATTERN or size=MIN_PARAMS, got 'blocks'
+// WRAP: zshard-compile: error: --wrap takes transformer=PATTERN, transformer=CLASS or size=MIN_PARAMS, got 'blocks'
 // WRAP-NOT: {{.+}}
 // WRAPSIZE: zshard-compile: error: --wrap size=MIN_PARAMS takes a positive element count, got '0'
 // WRAPSIZE-NOT: {{.+}}
-// PATTERN: zshard-compile: error: --wrap transformer=layers.<i>: 'layers.<i>' matches no parameter of {{.+}}.mlir; its blocks are h.<i>
+// PATTERN: zshard-compile: error: --wrap transformer=layers.<i>: 'layers.<i>' matches no parameter of {{.+}}.mlir; its blocks are h.<i>; its module classes are Conv1D, GPT2Attention, GPT2Block, GPT2MLP, LayerNorm, Linear
 // PATTERN-NOT: {{.+}}
-// AUTOPATTERN: zshard-compile: error: --auto-pattern model.layers.<i>: 'model.layers.<i>' matches no parameter of {{.+}}.mlir; its blocks are h.<i>
+// AUTOPATTERN: zshard-compile: error: --auto-pattern model.layers.<i>: 'model.layers.<i>' matches no parameter of {{.+}}.mlir; its blocks are h.<i>; its module classes are Conv1D, GPT2Attention, GPT2Block, GPT2MLP, LayerNorm, Linear
 // AUTOPATTERN-NOT: {{.+}}
 // PREFETCH: zshard-compile: error: --prefetch takes none or forward-depth=N, backward=pre|post|none, max-inflight=N, bucket-bytes=B; got 'depth=2'
 // PREFETCH-NOT: {{.+}}

@@ -26,7 +26,7 @@
 // CHECK:     --remat=<none|all|every=K|selective|budget=BYTES>
 // CHECK:     --strategy=<value>
 // CHECK:     =full_shard
-// CHECK:     --wrap=<transformer=PATTERN|size=MIN_PARAMS>
+// CHECK: --wrap=<transformer=PATTERN|CLASS,...|size=MIN_PARAMS>
 // CHECK-NOT: print-after-all
 // CHECK-NOT: x86-asm-syntax
 // CHECK-NOT: --mlir-

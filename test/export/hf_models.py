@@ -7,8 +7,9 @@ of 8, 2 key/value heads, vocabulary 97, sequence 12, 2 layers), with
 attn_implementation "eager" or "sdpa" and Hugging Face's own loss from
 `labels=` (shifted cross-entropy, -100 ignored), is exported through the
 zshard-export command line, compiled by zshard-compile with one unit per
-decoder layer (`--wrap transformer=model.layers.<i>`, GPT-2's
-`transformer.h.<i>`) under --strategy over --ranks, and run --steps steps
+decoder layer named by its class (`--wrap transformer=LlamaDecoderLayer`,
+GPT-2's `GPT2Block`: the units must be `model.layers.<i>`, `transformer.h.<i>`)
+under --strategy over --ranks, and run --steps steps
 from the exported weights. Every loss equals torch's eager float32 training
 of the same model on the same global batches to 1e-4 relative, and both
 float32 runs, zshard's (consolidated with --save-full) and torch's, are
@@ -100,7 +101,7 @@ def main():
     if tied and "lm_head.weight" in meta["params"]:
         sys.exit("FAIL: the tied head is exported as a second parameter")
     common.run([common.tool("zshard-compile"), w("step.mlir"), "--strategy", args.strategy,
-                "--ranks", str(n), "--wrap", "transformer=" + hf.LAYERS[args.family],
+                "--ranks", str(n), "--wrap", "transformer=" + hf.LAYER_CLASSES[args.family],
                 args.opt, "-o", w("step.zsa")])
     manifest = json.load(open(w("step.zsa/manifest.json")))
     units = [u["name"] for u in manifest.get("units", [])]
@@ -136,8 +137,11 @@ def main():
     if len(got) != steps:
         sys.exit(f"FAIL: zshard-run logged {len(got)} losses, expected {steps}")
     layer_units = [u for u in units if u != "root"]
-    if len(layer_units) != model.config.num_hidden_layers:
-        sys.exit(f"FAIL: units {units}: expected one per decoder layer")
+    expected = [hf.LAYERS[args.family].replace("<i>", str(i))
+                for i in range(model.config.num_hidden_layers)]
+    if sorted(layer_units) != sorted(expected):
+        sys.exit(f"FAIL: --wrap transformer={hf.LAYER_CLASSES[args.family]} gave units "
+                 f"{units}: expected one per decoder layer, {expected}")
     bad = [(s, a, b) for s, (a, b) in enumerate(zip(got, want)) if abs(a - b) > REL * abs(b)]
     if bad:
         s, a, b = bad[0]

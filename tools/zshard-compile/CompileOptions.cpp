@@ -95,9 +95,10 @@ cl::opt<int64_t>
 cl::opt<std::string>
     wrap("wrap",
          cl::desc("Units: one per module matching PATTERN (<i> an index; "
-                  "default: the step's blocks, e.g. h.<i>), or of at least "
-                  "MIN_PARAMS elements"),
-         cl::value_desc("transformer=PATTERN|size=MIN_PARAMS"),
+                  "default: the step's blocks, e.g. h.<i>) or of class CLASS "
+                  "(as the frontend recorded it, e.g. LlamaDecoderLayer), or "
+                  "of at least MIN_PARAMS elements"),
+         cl::value_desc("transformer=PATTERN|CLASS,...|size=MIN_PARAMS"),
          cl::cat(shardCategory));
 cl::list<std::string> prefetch(
     "prefetch",
@@ -314,7 +315,8 @@ bool readWrap(ShardingRequest &request) {
     }
     return true;
   }
-  printError("--wrap takes transformer=PATTERN or size=MIN_PARAMS, got '" +
+  printError("--wrap takes transformer=PATTERN, transformer=CLASS or "
+             "size=MIN_PARAMS, got '" +
              wrap + "'");
   return false;
 }

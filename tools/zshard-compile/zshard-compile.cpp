@@ -97,15 +97,31 @@ LogicalResult resolveUnits(ModuleOp module, const StepContract &contract,
                                         "--wrap size=MIN_PARAMS)")
                           : "its blocks are " + llvm::join(blocks, ", ");
   ShardStepOptions &options = request.options;
+  const ModuleClasses &classes = contract.getModuleClasses();
+  if (!classes.empty())
+    found += "; its module classes are " +
+             llvm::join(classes.getClassNames(), ", ");
   if (request.patternGiven) {
-    SmallVector<StringRef> patterns;
-    StringRef(options.pattern).split(patterns, ',', -1, false);
+    // Items that are module classes (FSDP's transformer_layer_cls) stand
+    // for the paths of their modules; the others are path patterns.
+    // The classes' patterns come first, innermost first, then the paths.
+    SmallVector<StringRef> items;
+    StringRef(options.pattern).split(items, ',', -1, false);
+    SmallVector<std::string> classNames, paths;
+    for (StringRef item : items)
+      (classes.hasClass(item.trim()) ? classNames : paths)
+          .push_back(item.trim().str());
+    SmallVector<std::string> patterns;
+    if (!classNames.empty())
+      patterns = classes.getPatterns(classNames);
+    llvm::append_range(patterns, paths);
     for (StringRef pattern : patterns)
       if (llvm::none_of(names, [&](const std::string &name) {
             return matchesParameter(pattern, name);
           }))
-        return error(request.patternOption + ": '" + pattern.trim() +
+        return error(request.patternOption + ": '" + pattern +
                      "' matches no parameter of " + input + "; " + found);
+    options.pattern = llvm::join(patterns, ",");
     return success();
   }
   if (!blocks.empty()) {

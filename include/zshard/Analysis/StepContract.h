@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "zshard/Analysis/ModuleClasses.h"
 #include "zshard/abi/InitSpec.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -42,6 +43,8 @@ inline constexpr llvm::StringLiteral kInPlace = "zshard.in_place";
 /// A hyper's recorded value; the manifest carries it as the hyper's
 /// `default` (zshard/abi/ManifestSchema.h).
 inline constexpr llvm::StringLiteral kDefault = "zshard.default";
+/// On the step: module path -> class name (zshard/Analysis/ModuleClasses.h).
+inline constexpr llvm::StringLiteral kModuleClasses = "zshard.module_classes";
 } // namespace contract
 
 /// Roles of arguments and results. The `*Shard*` roles appear once the step
@@ -114,6 +117,8 @@ public:
   const StepArgument *lookupParam(StringRef name) const;
   /// Index of the loss result, if the step has one.
   std::optional<unsigned> getLossIndex() const { return lossIndex; }
+  /// The module classes the frontend recorded (empty when it recorded none).
+  const ModuleClasses &getModuleClasses() const { return moduleClasses; }
 
 private:
   LogicalResult readArguments(bool emit);
@@ -127,6 +132,7 @@ private:
   SmallVector<StepResult> results;
   llvm::StringMap<unsigned> paramIndex;
   std::optional<unsigned> lossIndex;
+  ModuleClasses moduleClasses;
 };
 
 } // namespace zshard

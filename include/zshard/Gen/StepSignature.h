@@ -53,6 +53,10 @@ public:
   void addBatch(llvm::StringRef name, llvm::ArrayRef<int64_t> shape,
                 mlir::Type elt);
 
+  /// Records that the module at `path` is of class `className` (the step's
+  /// zshard.module_classes, for --wrap transformer=CLASS).
+  void addModuleClass(llvm::StringRef path, llvm::StringRef className);
+
   /// Creates the step function in `module` and positions the builder at the
   /// start of its body.
   mlir::func::FuncOp create(mlir::ModuleOp module);
@@ -84,6 +88,7 @@ private:
   std::vector<ParamSpec> paramSpecs;
   std::vector<BatchSpec> batchSpecs;
   llvm::SmallVector<std::string> slotNames;
+  llvm::SmallVector<std::pair<std::string, std::string>> moduleClasses;
   mutable mlir::func::FuncOp func;
 };
 

@@ -63,7 +63,11 @@ def FormUnits : Pass<"zshard-form-units", "::mlir::ModuleOp"> {
     Policies:
     * `transformer`: one unit per module path matching `pattern` (a
       comma-separated list of paths where `<i>` stands for an index, default
-      `h.<i>`), like `transformer_auto_wrap_policy`;
+      `h.<i>`), like `transformer_auto_wrap_policy`; or, with
+      `layer-classes=LlamaDecoderLayer`, one unit per module of those
+      classes as the step's `zshard.module_classes` records them (FSDP's
+      `transformer_layer_cls`), a parameter inside nested ones going to the
+      innermost;
     * `size`: greedy in argument order, closing a unit once it holds at
       least `min-params` elements, like `size_based_auto_wrap_policy`;
     * `explicit`: `units="emb=wte,wpe;head=lm_head.weight"`.
@@ -93,6 +97,10 @@ def FormUnits : Pass<"zshard-form-units", "::mlir::ModuleOp"> {
            "Wrap policy: transformer, size or explicit">,
     Option<"pattern", "pattern", "std::string", "\"h.<i>\"",
            "transformer: module paths that form units; <i> is an index">,
+    Option<"layerClasses", "layer-classes", "std::string", "\"\"",
+           "transformer: module classes (comma-separated, from the step's "
+           "zshard.module_classes) whose modules form units; replaces "
+           "pattern">,
     Option<"minParams", "min-params", "int64_t", "1000000",
            "size: elements a unit holds before it is closed">,
     Option<"explicitUnits", "units", "std::string", "\"\"",

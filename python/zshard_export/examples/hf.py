@@ -19,6 +19,9 @@ FAMILIES = ("llama", "mistral", "qwen2", "gpt2")
 # per layer (zshard-compile --wrap transformer=PATTERN).
 LAYERS = {"llama": "model.layers.<i>", "mistral": "model.layers.<i>",
           "qwen2": "model.layers.<i>", "gpt2": "transformer.h.<i>"}
+# The decoder layer classes FSDP recipes wrap (transformer_layer_cls).
+LAYER_CLASSES = {"llama": "LlamaDecoderLayer", "mistral": "MistralDecoderLayer",
+                 "qwen2": "Qwen2DecoderLayer", "gpt2": "GPT2Block"}
 
 
 def config(family, layers=2, hidden=48, heads=6, kv_heads=2, vocab=97, intermediate=80,
