@@ -243,7 +243,7 @@ def bad_input(case):
             f"tensor 'lm_head.weight' differs from '{embed}', which it is tied to (the step "
             f"holds one tensor for both)")
         cases["tied-shape"] = (
-            dict(sd, **{"lm_head.weight": sd[embed][:3]}),
+            dict(sd, **{"lm_head.weight": sd[embed][:3].clone()}),
             f"tensor 'lm_head.weight' has shape [3, 48], but tied weight 'lm_head.weight' "
             f"(f32 [{VOCAB}, 48]) does not")
     failures = []

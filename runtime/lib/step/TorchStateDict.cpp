@@ -101,7 +101,7 @@ TorchEntry parseEntry(const Json &item, const std::vector<StateTensor> &state) {
 
 std::string describe(const TorchEntry &e) {
   return std::string(e.isBuffer() ? "buffer '" : "tied weight '") + e.name +
-         "' (" + safetensorsName(e.dtype) + " " + shapeString(e.shape) + ")";
+         "' (" + manifestName(e.dtype) + " " + shapeString(e.shape) + ")";
 }
 
 } // namespace
