@@ -543,7 +543,7 @@ class BadInputTest(unittest.TestCase):
                                os.path.dirname(sys.executable))))
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertRegex(r.stderr, r"^zshard-export: error: the model has a persistent buffer "
-                         r"'1\.running_mean'")
+                         r"'1\.num_batches_tracked'")
         self.assertFalse(os.path.exists(out))
         self.assertFalse(os.path.exists(out + ".safetensors"))
 
