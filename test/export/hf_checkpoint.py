@@ -237,6 +237,15 @@ def bad_input(case):
                   f"tensor '{norm}' has shape [47], but param '{norm}' (f32 "
                   f"[48]{',' + where if where else ''}) does not"),
     }
+    # Two mismatches: the first in the step's order is named (the layer's
+    # norm comes before the final one).
+    first = "model.layers.0.input_layernorm.weight" if norm.startswith("model.") else \
+        "transformer.h.0.ln_1.weight"
+    cases["first-of-two"] = (
+        dict({k: v for k, v in sd.items() if k != norm}, **{first: torch.ones(47)}),
+        f"tensor '{first}' has shape [47], but param '{first}' (f32 "
+        f"[48]{', in unit ' + repr(hf.LAYERS[case.args.family].replace('<i>', '0')) if where else ''}"
+        f") does not")
     if "lm_head.weight" in case.model()[0].state_dict() and "lm_head.weight" not in sd:
         cases["tied-differs"] = (
             dict(sd, **{"lm_head.weight": sd[embed] + 1}),

@@ -231,7 +231,9 @@ int64_t zshard::rt::loadState(const Manifest &manifest, StepBuffers &buffers,
       fail(path + ": tensor '" + tensor.name +
            "' is neither a param nor an opt_state of the step");
 
-  // Parameters first: optimizer state may start as a copy of them.
+  // Parameters first (an exported model's in state_dict order): optimizer
+  // state may start as a copy of them.
+  torchKeys.sortParams(state);
   for (const StateTensor &t : state) {
     const TensorView *tensor = file.find(t.name);
     if (!tensor && t.isParam)

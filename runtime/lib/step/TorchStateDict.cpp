@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -163,9 +164,27 @@ void zshard::rt::saveTorchState(
 TorchKeys::TorchKeys(const Manifest &manifest) {
   if (!manifest.findModuleAttr(torchStateDictAttr))
     return;
-  for (TorchEntry &e : torchStateDict(manifest))
+  for (TorchEntry &e : torchStateDict(manifest)) {
+    if (!e.isBuffer())
+      position.emplace(e.param, position.size());
     if (e.isBuffer() || e.isTied())
       extra.push_back(std::move(e));
+  }
+}
+
+void TorchKeys::sortParams(std::vector<StateTensor> &state) const {
+  if (position.empty())
+    return;
+  auto end = std::stable_partition(state.begin(), state.end(),
+                                   [](const StateTensor &t) { return t.isParam; });
+  auto rank = [&](const StateTensor &t) {
+    auto it = position.find(t.name);
+    return it == position.end() ? position.size() : it->second;
+  };
+  std::stable_sort(state.begin(), end,
+                   [&](const StateTensor &a, const StateTensor &b) {
+                     return rank(a) < rank(b);
+                   });
 }
 
 bool TorchKeys::accept(const SafetensorsFile &file, const TensorView &tensor,

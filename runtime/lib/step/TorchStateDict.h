@@ -84,8 +84,15 @@ public:
   const TensorView *findTied(const SafetensorsFile &file,
                              const std::string &param) const;
 
+  /// Orders \p state's parameters (which come first) as the state_dict
+  /// holds them, so that the first mismatch a load reports is the same
+  /// whatever the sharding; nothing without a record.
+  void sortParams(std::vector<StateTensor> &state) const;
+
 private:
   std::vector<TorchEntry> extra;
+  /// Parameter name -> position of its first key in the state_dict.
+  std::map<std::string, size_t> position;
 };
 
 } // namespace zshard::rt
