@@ -13,7 +13,8 @@ torch's come into zshard.
   torch eager's loss of the loaded model on the next batch equals the loss
   zshard computes at the next step (`--resume-full` of the consolidated file,
   one more step) to 1e-4 relative; `--init-from` of the torch file itself
-  starts from the same loss.
+  starts from the same loss, and Hugging Face's `from_pretrained` of the file
+  beside the model's config.json gives load_state_dict's loss exactly.
 --mode pretrained: `model.save_pretrained(dir)` of a random-init model (other
   weights than the exported ones; `--dtype bfloat16`: the model in bf16,
   as Hugging Face checkpoints are often stored), `zshard-run --init-from
@@ -158,6 +159,14 @@ def trained(case):
         if model.lm_head.weight.data_ptr() != model.get_input_embeddings().weight.data_ptr():
             sys.exit("FAIL: the head is no longer tied after load_state_dict")
     want = torch_loss(model, loss_fn, ids[k], labels[k])
+    # The file as a Hugging Face checkpoint: beside the config, from_pretrained.
+    import shutil
+    hf_dir = case.w("hf-out")
+    model.config.save_pretrained(hf_dir)
+    shutil.copy(case.w("torch.safetensors"), os.path.join(hf_dir, "model.safetensors"))
+    reloaded = transformers.AutoModelForCausalLM.from_pretrained(hf_dir)
+    reloaded.train()
+    hf_loss = torch_loss(reloaded, loss_fn, ids[k], labels[k])
     exported, _ = case.model()
     init_loss = torch_loss(exported, loss_fn, ids[k], labels[k])
     figures = {"family": args.family, "tied": tied, "strategy": args.strategy or "unsharded",
@@ -165,13 +174,17 @@ def trained(case):
                "torch_next": want, "rel_next": rel(resumed[0], want),
                "zshard_init_from_torch_file": from_torch[0],
                "rel_init_from_torch_file": rel(from_torch[0], want),
-               "torch_loss_exported_weights": init_loss, "keys": len(sd)}
+               "torch_loss_exported_weights": init_loss, "keys": len(sd),
+               "from_pretrained_loss": hf_loss}
     print(json.dumps(figures))
     if len(got) != k or len(resumed) != 1:
         sys.exit("FAIL: zshard-run logged the wrong number of steps")
     if rel(resumed[0], want) > REL:
         sys.exit(f"FAIL: zshard's loss at step {k + 1} {resumed[0]!r}, torch eager's of the "
                  f"loaded checkpoint {want!r} (relative {rel(resumed[0], want):.2e} > {REL})")
+    if hf_loss != want:
+        sys.exit(f"FAIL: from_pretrained of the torch file beside the config: loss {hf_loss!r}, "
+                 f"load_state_dict's {want!r}")
     if rel(from_torch[0], want) > REL:
         sys.exit(f"FAIL: --init-from the torch file: loss {from_torch[0]!r}, torch {want!r}")
     if rel(init_loss, want) < 1e-3 or rel(untrained, want) < 1e-3:
