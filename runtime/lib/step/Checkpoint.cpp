@@ -300,8 +300,8 @@ void zshard::rt::saveFullState(
     const std::string &path, int64_t step) {
   std::vector<TensorToWrite> tensors;
   for (const StateTensor &t : stateTensors(manifest))
-    tensors.push_back({t.name, t.dtype, t.shape,
-                       consolidatedData(t, buffers, units, path)});
+    tensors.push_back(
+        {t.name, t.dtype, t.shape, consolidatedData(t, buffers, units, path)});
   std::vector<std::pair<std::string, std::string>> metadata =
       commonMetadata(manifest, step);
   metadata.emplace_back("producer", "zshard-run");

@@ -41,8 +41,8 @@ std::vector<unsigned char> parseHex(const std::string &name,
     badRecord("buffer '" + name + "': data has an odd number of digits");
   std::vector<unsigned char> bytes(text.size() / 2);
   for (size_t i = 0; i < bytes.size(); ++i)
-    bytes[i] =
-        static_cast<unsigned char>(digit(text[2 * i]) * 16 + digit(text[2 * i + 1]));
+    bytes[i] = static_cast<unsigned char>(digit(text[2 * i]) * 16 +
+                                          digit(text[2 * i + 1]));
   return bytes;
 }
 
@@ -143,8 +143,8 @@ void zshard::rt::saveTorchState(
     const StateTensor &param = *findParam(state, e.param);
     const void *data = consolidatedData(param, buffers, units, path);
     if (param.dtype != e.dtype) {
-      std::vector<unsigned char> &out = converted.emplace_back(
-          param.elements * dtypeSize(e.dtype));
+      std::vector<unsigned char> &out =
+          converted.emplace_back(param.elements * dtypeSize(e.dtype));
       for (uint64_t i = 0; i < param.elements; ++i)
         storeFromDouble(e.dtype, out.data(), i,
                         loadAsDouble(param.dtype, data, i));
@@ -175,8 +175,9 @@ TorchKeys::TorchKeys(const Manifest &manifest) {
 void TorchKeys::sortParams(std::vector<StateTensor> &state) const {
   if (position.empty())
     return;
-  auto end = std::stable_partition(state.begin(), state.end(),
-                                   [](const StateTensor &t) { return t.isParam; });
+  auto end =
+      std::stable_partition(state.begin(), state.end(),
+                            [](const StateTensor &t) { return t.isParam; });
   auto rank = [&](const StateTensor &t) {
     auto it = position.find(t.name);
     return it == position.end() ? position.size() : it->second;
@@ -197,8 +198,7 @@ bool TorchKeys::accept(const SafetensorsFile &file, const TensorView &tensor,
     return false;
   if (tensor.shape != entry->shape)
     fail(path + ": tensor '" + tensor.name + "' has shape " +
-         shapeString(tensor.shape) + ", but " + describe(*entry) +
-         " does not");
+         shapeString(tensor.shape) + ", but " + describe(*entry) + " does not");
   if (entry->isTied()) {
     // Both keys of a tied weight (as torch's state_dict has them): they
     // must agree, since the step holds one tensor.
@@ -206,7 +206,8 @@ bool TorchKeys::accept(const SafetensorsFile &file, const TensorView &tensor,
     if (param && param->dtype == tensor.dtype && param->shape == tensor.shape &&
         std::memcmp(param->data, tensor.data, tensor.bytes) != 0)
       fail(path + ": tensor '" + tensor.name + "' differs from '" +
-           entry->param + "', which it is tied to (the step holds one "
+           entry->param +
+           "', which it is tied to (the step holds one "
            "tensor for both)");
     return true;
   }

@@ -42,10 +42,14 @@ Manifest manifestWith(const Json &record, const std::string &wType = "bf16") {
                        {"dtype", dtype},
                        {"shape", shape}});
   }
-  results.push_back(
-      {{"index", 0}, {"role", "loss"}, {"dtype", "f32"}, {"shape", Json::array()}});
-  std::string text = "param:w:" + wType + ":2x3;param:b:f32:3;->loss::f32:;"
-                     "param_out:w:" + wType + ":2x3;param_out:b:f32:3;";
+  results.push_back({{"index", 0},
+                     {"role", "loss"},
+                     {"dtype", "f32"},
+                     {"shape", Json::array()}});
+  std::string text = "param:w:" + wType +
+                     ":2x3;param:b:f32:3;->loss::f32:;"
+                     "param_out:w:" +
+                     wType + ":2x3;param_out:b:f32:3;";
   Json m = {{"format", "zshard-artifact"},
             {"version", 1},
             {"library", "step.so"},
@@ -214,24 +218,22 @@ TEST_F(TorchStateDictTest, BadRecords) {
                                   {"param", "v"}}})),
             prefix + "'h' is held by param 'v', which the step does not have" +
                 suffix);
-  EXPECT_EQ(problem(Json::array({{{"name", "h"},
-                                  {"dtype", "F32"},
-                                  {"shape", {6}},
-                                  {"param", "w"}}})),
-            prefix + "'h' has shape [6], and its param 'w' [2, 3]" + suffix);
-  EXPECT_EQ(problem(Json::array(
-                {{{"name", "k"}, {"dtype", "F32"}, {"shape", {2}}}})),
-            prefix + "'k' has neither a param nor data" + suffix);
+  EXPECT_EQ(
+      problem(Json::array(
+          {{{"name", "h"}, {"dtype", "F32"}, {"shape", {6}}, {"param", "w"}}})),
+      prefix + "'h' has shape [6], and its param 'w' [2, 3]" + suffix);
+  EXPECT_EQ(
+      problem(Json::array({{{"name", "k"}, {"dtype", "F32"}, {"shape", {2}}}})),
+      prefix + "'k' has neither a param nor data" + suffix);
   EXPECT_EQ(problem(Json::array({{{"name", "k"},
                                   {"dtype", "F32"},
                                   {"shape", {2}},
                                   {"data", "abc"}}})),
             prefix + "buffer 'k': data has an odd number of digits" + suffix);
-  EXPECT_EQ(problem(Json::array({{{"name", "k"},
-                                  {"dtype", "F32"},
-                                  {"shape", {2}},
-                                  {"data", "zz"}}})),
-            prefix + "buffer 'k': data is not hexadecimal" + suffix);
+  EXPECT_EQ(
+      problem(Json::array(
+          {{{"name", "k"}, {"dtype", "F32"}, {"shape", {2}}, {"data", "zz"}}})),
+      prefix + "buffer 'k': data is not hexadecimal" + suffix);
   EXPECT_EQ(problem(Json::array({{{"name", "k"},
                                   {"dtype", "F32"},
                                   {"shape", {2}},
