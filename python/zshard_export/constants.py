@@ -22,23 +22,27 @@ from .mlir import DTYPES, Val, ttype
 MAX_ELEMENTS = 1 << 20
 
 
-def derived_buffers(model):
-    """{name: tensor} of the model's non-persistent buffers, in
-    named_buffers() order; refuses a persistent buffer, naming the first."""
-    persistent = set(model.state_dict(keep_vars=True))
-    derived = {}
-    for name, buf in model.named_buffers():
-        if name in persistent:
-            owner, _, attr = name.rpartition(".")
-            mod = model.get_submodule(owner) if owner else model
-            raise ExportError(
-                f"the model has a persistent buffer '{name}' (shape {list(buf.shape)}, "
-                f"{_dtype_name(buf)}) in module '{owner}' ({type(mod).__name__}): it is state "
-                f"the training step would carry, and only derived (non-persistent) buffers "
-                f"are folded into the step; register it with persistent=False if it is "
-                f"computed from the configuration, or make it a parameter")
-        derived[name] = buf
-    return derived
+def folded_buffers(model):
+    """({name: tensor} of all the model's buffers, in named_buffers() order,
+    which the step reads as constants; the set of the persistent ones, which
+    its state_dict holds and zshard-run's --save-torch writes back)."""
+    in_state_dict = set(model.state_dict(keep_vars=True))
+    buffers = dict(model.named_buffers())
+    return buffers, {name for name in buffers if name in in_state_dict}
+
+
+def persistent_buffer_error(model, name, op):
+    """The error for a persistent buffer the step changes (BatchNorm's
+    running statistics in training mode)."""
+    buf = model.get_buffer(name)
+    owner = name.rpartition(".")[0]
+    mod = model.get_submodule(owner) if owner else model
+    return ExportError(
+        f"the model has a persistent buffer '{name}' (shape {list(buf.shape)}, "
+        f"{_dtype_name(buf)}) in module '{owner}' ({type(mod).__name__}) that the step "
+        f"changes ({op}): it is state the training step would carry, and only buffers "
+        f"the step reads are folded into it; export the module in eval mode if its "
+        f"statistics stay fixed, or make it a parameter")
 
 
 def _dtype_name(t):

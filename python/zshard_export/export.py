@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .constants import derived_buffers, fold_buffer
+from .constants import fold_buffer, folded_buffers, persistent_buffer_error
 from .errors import ExportError
 from .lower import Lowering
 from .mlir import DTYPES, Function, Val
+from .state_dict import ATTR as STATE_DICT_ATTR, attribute_text, state_dict_layout
 from .trace import trace_joint
 
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\.([A-Za-z_][A-Za-z0-9_]*|[0-9]+))*$")
@@ -68,12 +69,20 @@ def export_step(model, optimizer, batch, loss_fn=None):
         raise ExportError(f"loss_fn must be callable or None, got {type(loss_fn).__name__}")
     loss_fn = loss_fn or default_loss_fn
     params = _check_params(model)
-    buffers = derived_buffers(model)
+    buffers, persistent = folded_buffers(model)
+    layout = state_dict_layout(model, params, {n: buffers[n] for n in persistent})
     groups = _check_optimizer(optimizer, params)
     batch = _check_batch(batch)
 
     was_training = model.training
-    gm = trace_joint(model, params, batch, loss_fn, buffers)
+    try:
+        gm = trace_joint(model, params, batch, loss_fn, buffers)
+    except ExportError as exc:
+        names_in = list(params) + list(buffers)
+        for index, op in getattr(exc, "mutated", ()):
+            if index < len(names_in) and names_in[index] in persistent:
+                raise persistent_buffer_error(model, names_in[index], op) from None
+        raise
     model.train(was_training)
 
     fn = Function()
@@ -153,7 +162,8 @@ def export_step(model, optimizer, batch, loss_fn=None):
             results.append((updates[name][1 + k],
                             {"zshard.role": "opt_state_out", "zshard.name": f"{name}.{slot}"}))
 
-    text = _module_text(fn, arg_specs, results, module_classes(model))
+    text = _module_text(fn, arg_specs, results, module_classes(model),
+                        {STATE_DICT_ATTR: Typed(attribute_text(layout))})
     weights = {name: params[name].detach().to(torch.float32).cpu().numpy().copy()
                for name in names}
     lr0 = groups[names[0]].lr
@@ -168,6 +178,9 @@ def export_step(model, optimizer, batch, loss_fn=None):
                   for k, v in batch.items()},
         "adamw": {n: vars(groups[n]) for n in names},
         "ops": sorted(lowering.ops),
+        # The state_dict keys: the parameter holding each (a tied weight's
+        # is the one it shares), or "buffer" for a folded persistent buffer.
+        "state_dict": {e["name"]: e.get("param", "buffer") for e in layout},
     }
     return ExportResult(text, weights, meta)
 
@@ -328,14 +341,14 @@ def module_classes(model):
     return {name: type(mod).__name__ for name, mod in model.named_modules() if name}
 
 
-def _module_text(fn, arg_specs, results, classes):
+def _module_text(fn, arg_specs, results, classes, module_attrs):
     args = ",\n      ".join(f"{a.name}: {a.type} {_attrs(attrs)}" for a, attrs in arg_specs)
     res = ",\n      ".join(f"{v.type} {_attrs(attrs)}" for v, attrs in results)
     step_attrs = "zshard.step"
     if classes:
         entries = ", ".join(f'"{path}" = "{cls}"' for path, cls in sorted(classes.items()))
         step_attrs = f"zshard.module_classes = {{{entries}}}, {step_attrs}"
-    lines = ["module {",
+    lines = [f"module attributes {_attrs(module_attrs)} {{",
              f"  func.func @train_step(\n      {args})\n      -> ({res})\n      attributes {{{step_attrs}}} {{"]
     lines += fn.lines
     ret_vals = ", ".join(v.name for v, _ in results)

@@ -176,13 +176,21 @@ def _functionalize(gm):
         args = [torch.empty_strided(v.shape, v.stride(), dtype=v.dtype) for v in placeholders]
         new = make_fx(torch.func.functionalize(run, remove="mutations"),
                       decomposition_table=_decompositions(), tracing_mode="fake")(*args)
+    mutating = [n for n in new.graph.nodes if n.op == "call_function" and _is_mutating(n)]
+    if mutating:
+        n = mutating[0]
+        err = ExportError(f"the step mutates one of its inputs ({n.target} in module "
+                          f"'{n.meta.get('custom', {}).get(PATH_KEY, '')}'): parameters, "
+                          f"buffers and batch tensors must not be changed in place")
+        # Which inputs (positions in the flattened params, buffers, batch)
+        # are changed, for a message naming a persistent buffer.
+        inputs = [p for p in new.graph.nodes if p.op == "placeholder"]
+        err.mutated = sorted({(inputs.index(m.args[0]), str(m.target)) for m in mutating
+                              if m.args and m.args[0] in inputs})
+        raise err
     for n in new.graph.nodes:
         if n.op != "call_function":
             continue
-        if _is_mutating(n):
-            raise ExportError(f"the step mutates one of its inputs ({n.target} in module "
-                              f"'{n.meta.get('custom', {}).get(PATH_KEY, '')}'): parameters, "
-                              f"buffers and batch tensors must not be changed in place")
         n.meta["zshard_path"] = n.meta.get("custom", {}).get(PATH_KEY, "")
     return new
 

@@ -462,21 +462,33 @@ class BadInputTest(unittest.TestCase):
     def test_loss_fn_must_be_callable(self):
         self.expect(nn.Linear(4, 4), r"^loss_fn must be callable or None, got int$", loss_fn=3)
 
-    def test_persistent_buffers_are_refused(self):
+    def test_persistent_buffers_are_folded_and_recorded(self):
+        """A persistent buffer the step only reads is folded like a derived
+        one, and recorded with its bytes in zshard.torch_state_dict (so
+        --save-torch writes it back; hf_checkpoint.py --mode buffers runs it)."""
         class WithBuffer(nn.Module):
             def __init__(self):
                 super().__init__()
                 self.fc = nn.Linear(4, 4)
-                self.register_buffer("scale", torch.ones(4))
+                self.register_buffer("scale", torch.tensor([0.5, 1.0, 2.0, 4.0]))
 
             def forward(self, x):
                 return (self.fc(x) * self.scale).pow(2).mean()
-        self.expect(WithBuffer(), r"^the model has a persistent buffer 'scale' \(shape \[4\], "
-                    r"float32\) in module '' \(WithBuffer\): it is state the training step "
-                    r"would carry, and only derived \(non-persistent\) buffers are folded")
+        m = WithBuffer()
+        res = export_step(m, self.adamw(m), {"x": torch.randn(2, 4)})
+        self.assertEqual(res.meta["state_dict"],
+                         {"scale": "buffer", "fc.weight": "fc.weight", "fc.bias": "fc.bias"})
+        self.assertIn('{\\"name\\":\\"scale\\",\\"dtype\\":\\"F32\\",\\"shape\\":[4],'
+                      '\\"data\\":\\"0000003f0000803f0000004000008040\\"}', res.mlir)
+
+    def test_persistent_buffers_the_step_changes_are_refused(self):
         self.expect(nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4)),
-                    r"^the model has a persistent buffer '1\.running_mean' \(shape \[4\], "
-                    r"float32\) in module '1' \(BatchNorm1d\)")
+                    r"^the model has a persistent buffer '1\.num_batches_tracked' \(shape \[\], "
+                    r"int64\) in module '1' \(BatchNorm1d\) that the step changes "
+                    r"\(aten\.copy_\.default\): it is state the training step would carry, and "
+                    r"only buffers the step reads are folded into it; export the module in "
+                    r"eval mode if its statistics stay fixed, or make it a parameter$",
+                    loss_fn=lambda model, x: model(x).pow(2).mean())
 
     def test_optimizer_checks(self):
         m = nn.Linear(4, 1)
@@ -531,7 +543,7 @@ class BadInputTest(unittest.TestCase):
                                os.path.dirname(sys.executable))))
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertRegex(r.stderr, r"^zshard-export: error: the model has a persistent buffer "
-                         r"'1\.running_mean'")
+                         r"'1\.num_batches_tracked'")
         self.assertFalse(os.path.exists(out))
         self.assertFalse(os.path.exists(out + ".safetensors"))
 

@@ -10,6 +10,7 @@
 #include "core/Shape.h"
 #include "io/Safetensors.h"
 #include "io/TensorConvert.h"
+#include "step/TorchStateDict.h"
 
 #include "zshard/abi/UnitLayout.h"
 
@@ -222,14 +223,21 @@ int64_t zshard::rt::loadState(const Manifest &manifest, StepBuffers &buffers,
   std::set<std::string> known;
   for (const StateTensor &t : state)
     known.insert(t.name);
+  // An exported model's state_dict keys are accepted too: tied weights
+  // (read when their parameter is not in the file) and folded buffers.
+  TorchKeys torchKeys(manifest);
   for (const TensorView &tensor : file.tensors())
-    if (!known.count(tensor.name))
+    if (!known.count(tensor.name) && !torchKeys.accept(file, tensor, path))
       fail(path + ": tensor '" + tensor.name +
            "' is neither a param nor an opt_state of the step");
 
-  // Parameters first: optimizer state may start as a copy of them.
+  // Parameters first (an exported model's in state_dict order): optimizer
+  // state may start as a copy of them.
+  torchKeys.sortParams(state);
   for (const StateTensor &t : state) {
     const TensorView *tensor = file.find(t.name);
+    if (!tensor && t.isParam)
+      tensor = torchKeys.findTied(file, t.name);
     if (!tensor) {
       if (!t.isParam && kind == StateFile::Parameters) {
         initState(manifest, buffers, t, seed, place);
@@ -270,24 +278,30 @@ void zshard::rt::saveState(const Manifest &manifest, const StepBuffers &buffers,
   writeSafetensors(path, tensors, metadata);
 }
 
+const void *zshard::rt::consolidatedData(
+    const StateTensor &t, const StepBuffers &buffers,
+    const std::map<int64_t, std::vector<unsigned char>> &units,
+    const std::string &path) {
+  const void *data = buffers.argument(size_t(t.argument->index));
+  if (!t.unit)
+    return data;
+  auto it = units.find(t.argument->index);
+  uint64_t need = t.unit->padded * dtypeSize(t.dtype);
+  if (it == units.end() || it->second.size() != need)
+    fail(path + ": internal error: no gathered buffer of " +
+         std::to_string(need) + " bytes for " + roleName(t.argument->role) +
+         " '" + t.argument->name + "'");
+  return it->second.data() + t.member->offset * dtypeSize(t.dtype);
+}
+
 void zshard::rt::saveFullState(
     const Manifest &manifest, const StepBuffers &buffers,
     const std::map<int64_t, std::vector<unsigned char>> &units,
     const std::string &path, int64_t step) {
   std::vector<TensorToWrite> tensors;
-  for (const StateTensor &t : stateTensors(manifest)) {
-    const void *data = buffers.argument(size_t(t.argument->index));
-    if (t.unit) {
-      auto it = units.find(t.argument->index);
-      uint64_t need = t.unit->padded * dtypeSize(t.dtype);
-      if (it == units.end() || it->second.size() != need)
-        fail(path + ": internal error: no gathered buffer of " +
-             std::to_string(need) + " bytes for " + roleName(t.argument->role) +
-             " '" + t.argument->name + "'");
-      data = it->second.data() + t.member->offset * dtypeSize(t.dtype);
-    }
-    tensors.push_back({t.name, t.dtype, t.shape, data});
-  }
+  for (const StateTensor &t : stateTensors(manifest))
+    tensors.push_back(
+        {t.name, t.dtype, t.shape, consolidatedData(t, buffers, units, path)});
   std::vector<std::pair<std::string, std::string>> metadata =
       commonMetadata(manifest, step);
   metadata.emplace_back("producer", "zshard-run");

@@ -127,6 +127,14 @@ void saveFullState(const Manifest &manifest, const StepBuffers &buffers,
                    const std::map<int64_t, std::vector<unsigned char>> &units,
                    const std::string &path, int64_t step);
 
+/// Where the whole of \p t is in the consolidated state: its argument's
+/// buffer in \p buffers, or (a member of a sharded unit) its place in the
+/// unit's gathered buffer in \p units, as saveFullState takes them.
+const void *
+consolidatedData(const StateTensor &t, const StepBuffers &buffers,
+                 const std::map<int64_t, std::vector<unsigned char>> &units,
+                 const std::string &path);
+
 /// The rank file of rank \p rank of \p ranks for --save/--resume \p base:
 /// "<base>.rank<r>-of-<N>.safetensors", a trailing ".safetensors" of
 /// \p base left out.

@@ -99,7 +99,7 @@ const char *zshard::run::usageLine() {
          "[--batch-file F.safetensors] "
          "[--init-from F.safetensors | --resume F | --resume-full "
          "F.safetensors | --resume auto] [--save F] [--save-full "
-         "F.safetensors] "
+         "F.safetensors] [--save-torch F.safetensors] "
          "[--checkpoint-dir D [--save-every N] [--keep K] "
          "[--save-format rank|full]] "
          "[--log-json FILE] [--log FILE] [--stop-on-nan] [--trace FILE.json] "
@@ -161,6 +161,10 @@ usage: zshard-run ARTIFACT.zsa [options]
   --save F             write parameters, optimizer state and the step at the end
                        (a sharded run: one file per rank, F.rank<r>-of-<N>)
   --save-full F        write one consolidated file, as an unsharded run saves
+  --save-torch F       write the model's torch state_dict (parameters under
+                       their state_dict names, tied weights under each name,
+                       folded persistent buffers; no optimizer state), which
+                       model.load_state_dict(..., strict=True) loads
   --checkpoint-dir D   save checkpoints in D/step-<step>/ every --save-every
                        steps and at the last step; each is written in a
                        temporary directory and renamed into place when every
@@ -260,6 +264,7 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
                                          "--resume-full",
                                          "--save",
                                          "--save-full",
+                                         "--save-torch",
                                          "--checkpoint-dir",
                                          "--save-every",
                                          "--keep",
@@ -367,6 +372,7 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
                             : name == "--resume-full"    ? options.resumeFull
                             : name == "--save"           ? options.save
                             : name == "--save-full"      ? options.saveFull
+                            : name == "--save-torch"     ? options.saveTorch
                             : name == "--checkpoint-dir" ? options.checkpointDir
                             : name == "--trace"          ? options.trace
                             : name == "--log"            ? options.logText

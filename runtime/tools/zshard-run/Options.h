@@ -57,6 +57,8 @@ struct RunOptions {
   std::string resumeFull;
   std::string save;
   std::string saveFull;
+  /// --save-torch F: the model's torch state_dict (TorchStateDict.h).
+  std::string saveTorch;
   /// --checkpoint-dir D: checkpoints every --save-every N steps (0: only at
   /// the end) and at the last step, --keep K of them (0: all), in
   /// --save-format (CheckpointDir.h).

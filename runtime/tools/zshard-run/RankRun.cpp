@@ -255,6 +255,8 @@ void RankRun::load() {
                       : options.save);
   if (lead && !options.saveFull.empty())
     checkWritable(options.saveFull);
+  if (lead && !options.saveTorch.empty())
+    checkWritable(options.saveTorch);
   if (lead && !options.trace.empty())
     checkWritable(options.trace);
   if (lead && !options.memoryTimeline.empty())
@@ -546,12 +548,15 @@ void RankRun::writeTraces() {
 }
 
 void RankRun::save() {
-  if (onGpu && (!options.save.empty() || !options.saveFull.empty()))
+  if (onGpu && (!options.save.empty() || !options.saveFull.empty() ||
+                !options.saveTorch.empty()))
     team.check([&] { downloadState(); });
   if (!options.save.empty())
     saveRankFiles(savedState(), options.save, summary.lastStep);
   if (!options.saveFull.empty())
     saveConsolidated(savedState(), options.saveFull, summary.lastStep);
+  if (!options.saveTorch.empty())
+    saveTorchStateDict(savedState(), options.saveTorch, summary.lastStep);
 }
 
 void RankRun::saveCheckpoint(int64_t step) {

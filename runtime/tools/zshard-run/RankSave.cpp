@@ -9,6 +9,7 @@
 #include "Team.h"
 
 #include "core/DType.h"
+#include "step/TorchStateDict.h"
 
 #include <cstdlib>
 #include <map>
@@ -32,15 +33,11 @@ void zshard::run::saveRankFiles(const RankState &state, const std::string &base,
   });
 }
 
-void zshard::run::saveConsolidated(const RankState &state,
-                                   const std::string &path, int64_t step) {
+/// Every shard argument, gathered over its unit's shard axes: each rank
+/// receives the whole padded buffer (none for an unsharded step).
+static std::map<int64_t, std::vector<unsigned char>>
+gatherShardArguments(const RankState &state) {
   const Manifest &manifest = state.manifest;
-  if (!manifest.sharded()) {
-    state.team.check([&] { saveState(manifest, state.host, path, step); });
-    return;
-  }
-  // Every shard argument, gathered over its unit's shard axes: each rank
-  // receives the whole padded buffer; rank 0 writes the file.
   std::map<int64_t, std::vector<unsigned char>> full;
   for (const ArgumentDesc &arg : manifest.arguments) {
     if (!isShardRole(arg.role))
@@ -54,9 +51,32 @@ void zshard::run::saveConsolidated(const RankState &state,
     state.team.gatherShards(mask, state.step.argument(size_t(arg.index)),
                             bytes.data(), arg.type.bytes);
   }
+  return full;
+}
+
+void zshard::run::saveConsolidated(const RankState &state,
+                                   const std::string &path, int64_t step) {
+  const Manifest &manifest = state.manifest;
+  if (!manifest.sharded()) {
+    state.team.check([&] { saveState(manifest, state.host, path, step); });
+    return;
+  }
+  // Rank 0 writes the file.
+  std::map<int64_t, std::vector<unsigned char>> full =
+      gatherShardArguments(state);
   state.team.check([&] {
     if (state.lead())
       saveFullState(manifest, state.host, full, path, step);
+  });
+}
+
+void zshard::run::saveTorchStateDict(const RankState &state,
+                                     const std::string &path, int64_t step) {
+  std::map<int64_t, std::vector<unsigned char>> full =
+      gatherShardArguments(state);
+  state.team.check([&] {
+    if (state.lead())
+      saveTorchState(state.manifest, state.host, full, path, step);
   });
 }
 

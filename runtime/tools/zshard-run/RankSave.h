@@ -52,6 +52,11 @@ void saveRankFiles(const RankState &state, const std::string &base,
 void saveConsolidated(const RankState &state, const std::string &path,
                       int64_t step);
 
+/// The model's torch state_dict \p path (step/TorchStateDict.h), gathered
+/// as saveConsolidated does; rank 0 writes it.
+void saveTorchStateDict(const RankState &state, const std::string &path,
+                        int64_t step);
+
 /// The checkpoint of \p step in \p dir, in \p format (an unsharded step:
 /// always one file); returns, on rank 0, the directory it published.
 std::string saveCheckpoint(const RankState &state, const CheckpointDir &dir,
