@@ -42,6 +42,9 @@ inline constexpr llvm::StringLiteral kInPlace = "zshard.in_place";
 /// A hyper's recorded value; the manifest carries it as the hyper's
 /// `default` (zshard/abi/ManifestSchema.h).
 inline constexpr llvm::StringLiteral kDefault = "zshard.default";
+/// Marks a step as the forward-only eval entry zshard-extract-eval derived
+/// from a training step: its only result is the loss, and it updates nothing.
+inline constexpr llvm::StringLiteral kEval = "zshard.eval";
 } // namespace contract
 
 /// Roles of arguments and results. The `*Shard*` roles appear once the step
@@ -114,6 +117,8 @@ public:
   const StepArgument *lookupParam(StringRef name) const;
   /// Index of the loss result, if the step has one.
   std::optional<unsigned> getLossIndex() const { return lossIndex; }
+  /// Whether the step is a forward-only eval step (contract::kEval).
+  bool isEval() const { return step && step->hasAttr(contract::kEval); }
 
 private:
   LogicalResult readArguments(bool emit);
