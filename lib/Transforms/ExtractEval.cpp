@@ -20,6 +20,7 @@
 #include "zshard/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace mlir {
@@ -57,8 +58,15 @@ llvm::DenseSet<Operation *> findNeeded(Block &block, Operation *root) {
   return needed;
 }
 
+/// Whether `op`'s result may alias its tensor operand once bufferized (a
+/// slice or reshape of it): its uses are uses of the buffer.
+bool isView(Operation *op) {
+  return isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+             tensor::CollapseShapeOp, tensor::CastOp, tensor::ReshapeOp>(op);
+}
+
 /// Moves `release` to right after the last op of its block that uses its
-/// buffer (or produces it).
+/// buffer or a view of it (or produces it).
 void moveReleaseUp(ReleaseOp release) {
   Block *block = release->getBlock();
   Value buffer = release.getBuffer();
@@ -66,12 +74,18 @@ void moveReleaseUp(ReleaseOp release) {
   Operation *last = producer ? block->findAncestorOpInBlock(*producer) : nullptr;
   if (!last)
     return;
-  for (Operation *user : buffer.getUsers()) {
-    if (user == release)
-      continue;
-    Operation *top = block->findAncestorOpInBlock(*user);
-    if (top && last->isBeforeInBlock(top))
-      last = top;
+  SmallVector<Value> worklist = {buffer};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (user == release)
+        continue;
+      if (isView(user))
+        worklist.append(user->result_begin(), user->result_end());
+      Operation *top = block->findAncestorOpInBlock(*user);
+      if (top && last->isBeforeInBlock(top))
+        last = top;
+    }
   }
   if (last->isBeforeInBlock(release))
     release->moveAfter(last);

@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import re
+import subprocess
 import sys
 
 import numpy as np
@@ -94,12 +95,13 @@ def main():
                                  {name: t[k] for name, t in two.items()})
 
     zrun = [tool("zshard-run"), w("gpt.zsa"), "--ranks", str(n), "--quiet"]
+    quiet = {"stdout": subprocess.DEVNULL}
     steps = 4
     train = ["--steps", str(steps), "--batch-file", w("same.safetensors")]
 
     # The same batch: eval after step s == the loss of step s + 1.
     run(zrun + train + ["--eval-data", w("same.safetensors"), "--eval-every", "1",
-                        "--log-json", w("eval.jsonl"), "--save-full", w("eval.safetensors")])
+                        "--log-json", w("eval.jsonl"), "--save-full", w("eval.safetensors")], **quiet)
     log = read_log(w("eval.jsonl"))
     losses = [r["loss"] for r in log]
     evals = [r.get("eval_loss") for r in log]
@@ -109,7 +111,8 @@ def main():
           f"eval loss after step s == train loss of step s + 1, bit for bit: {pairs}")
 
     # Eval leaves training alone.
-    run(zrun + train + ["--log-json", w("plain.jsonl"), "--save-full", w("plain.safetensors")])
+    run(zrun + train + ["--log-json", w("plain.jsonl"),
+                        "--save-full", w("plain.safetensors")], **quiet)
     plain = [r["loss"] for r in read_log(w("plain.jsonl"))]
     check(plain == losses, f"training losses with and without eval are identical: {plain}")
     with open(w("eval.safetensors"), "rb") as f, open(w("plain.safetensors"), "rb") as g:
@@ -117,14 +120,14 @@ def main():
 
     # The mean over --eval-steps batches, wrapping around the file.
     run(zrun + train + ["--eval-data", w("two.safetensors"), "--eval-every", "2",
-                        "--eval-steps", "3", "--log-json", w("mean.jsonl")])
+                        "--eval-steps", "3", "--log-json", w("mean.jsonl")], **quiet)
     mean = {r["step"]: r["eval_loss"] for r in read_log(w("mean.jsonl")) if "eval_loss" in r}
     check(sorted(mean) == [2, 4], f"--eval-every 2 over 4 steps evaluates after 2 and 4: "
                                   f"{sorted(mean)}")
     single = []
     for k in range(2):
         run(zrun + train + ["--eval-data", w(f"two{k}.safetensors"), "--eval-every", "2",
-                            "--log-json", w(f"single{k}.jsonl")])
+                            "--log-json", w(f"single{k}.jsonl")], **quiet)
         single.append({r["step"]: r["eval_loss"]
                        for r in read_log(w(f"single{k}.jsonl")) if "eval_loss" in r})
     for s in sorted(mean):
@@ -146,7 +149,7 @@ def main():
     got = {}
     for name in ("val.bin", "val.safetensors"):
         run(zrun + train + ["--eval-data", w(name), "--eval-steps", str(k_steps),
-                            "--log-json", w(name + ".jsonl")])
+                            "--log-json", w(name + ".jsonl")], **quiet)
         got[name] = [r.get("eval_loss") for r in read_log(w(name + ".jsonl"))]
     check(got["val.bin"] == got["val.safetensors"] and got["val.bin"][-1] is not None
           and all(e is None for e in got["val.bin"][:-1]),

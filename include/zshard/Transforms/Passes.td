@@ -403,7 +403,8 @@ def ExtractEval : Pass<"zshard-extract-eval", "::mlir::ModuleOp"> {
     them; this pass decides by data flow alone). What the loss reads stays,
     as the step had it: the forward's `all_gather`s of full_shard units
     with their async starts and waits, and the releases of those gathers,
-    each moved up to right after the last remaining use of its buffer (a
+    each moved up to right after the last remaining use of its buffer or of
+    a slice or reshape of it (a
     shard_grad_op gather, kept for the backward in training, is freed when
     the forward is done with it).
 
