@@ -27,13 +27,13 @@ bool endsWith(const std::string &text, const std::string &suffix) {
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-const Manifest &withEvalEntry(const RunOptions &options,
-                              const Manifest &manifest) {
+/// The eval library of \p manifest; fails when it has none.
+LibraryEntry evalLibrary(const RunOptions &options, const Manifest &manifest) {
   if (!manifest.eval)
     fail(options.artifact + ": --eval-data needs the artifact's eval entry, "
                             "and it has none (compile the step with "
                             "zshard-compile --eval)");
-  return manifest;
+  return libraryEntry(manifest, /*eval=*/true);
 }
 
 /// The eval file as --data (a token file) or, named *.safetensors, as
@@ -75,8 +75,7 @@ struct EvalFigures {
 Evaluator::Evaluator(const RunOptions &options, const Manifest &manifest,
                      const RankPlace &place)
     : options(options), manifest(manifest),
-      library(withEvalEntry(options, manifest),
-              libraryEntry(manifest, /*eval=*/true)),
+      library(manifest, evalLibrary(options, manifest)),
       source(openEvalData(options, manifest, place)) {}
 
 bool Evaluator::due(int64_t step, int64_t lastStep) const {
