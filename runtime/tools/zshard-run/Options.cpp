@@ -153,8 +153,9 @@ usage: zshard-run ARTIFACT.zsa [options]
                        the window shifted by one (for other names)
   --batch-file F       safetensors with the batch by argument name, optionally
                        with a leading step axis [S, ...], entry (s-1) mod S
-  --eval-data FILE     evaluate with the artifact's eval entry (zshard-compile
-                       --eval) on FILE, a token file as --data reads it
+  --eval-data FILE     evaluate with the artifact's eval entry (an artifact
+                       compiled for eval, see docs/runtime.md, "Evaluation")
+                       on FILE, a token file as --data reads it
                        (--data-dtype, --data-inputs) or a safetensors batch
                        file as --batch-file: the eval loss, on the lines and
                        in --log-json, is the mean loss of its first
