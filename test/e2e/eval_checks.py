@@ -155,6 +155,17 @@ def main():
           and all(e is None for e in got["val.bin"][:-1]),
           f"a token file evaluates its windows in order, after the last step only: {got}")
 
+    # bench/plot_run.py draws the eval loss beside the train loss.
+    try:
+        import matplotlib  # noqa: F401
+        drawn = run([sys.executable, os.path.join(HERE, "..", "..", "bench", "plot_run.py"),
+                     "--log", w("mean.jsonl"), "-o", w("run.png")],
+                    capture_output=True, text=True).stdout
+        check(os.path.getsize(w("run.png")) > 0 and '"loss"' in drawn,
+              f"plot_run.py draws the eval loss: {drawn.strip()}")
+    except ImportError:
+        print("skip: no matplotlib for plot_run.py")
+
     label = f"{args.strategy} on {n} ranks" if args.strategy else "unsharded"
     if failures:
         sys.exit(f"FAIL ({label}): " + "; ".join(failures))

@@ -334,10 +334,10 @@ int main(int argc, char **argv) {
   if (failed(linkSharedObject(objectPath, soPath, error)))
     return fail(error);
   llvm::sys::fs::remove(objectPath);
+  double codegenSeconds = codegenTimer.seconds();
   if (evalModule && failed(compileEval(*evalModule, opts, input,
                                        /*planOnly=*/false, dir, manifest)))
     return 1;
-  double codegenSeconds = codegenTimer.seconds();
 
   SmallString<128> manifestPath(dir);
   llvm::sys::path::append(manifestPath, ::zshard_abi::manifest::kFileName);
