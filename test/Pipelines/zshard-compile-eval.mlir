@@ -8,6 +8,12 @@
 // RUN: env OPENBLAS_NUM_THREADS=1 zshard-run %t.zsa --ranks 2 --steps 3 --eval-data %t.val.bin --eval-every 2 --log %t.log --log-json %t.jsonl > /dev/null
 // RUN: FileCheck %s --check-prefix=LOG < %t.log
 // RUN: FileCheck %s --check-prefix=JSONL < %t.jsonl
+// RUN: printf '\377\377' > %t.bad.bin
+// RUN: head -c 4096 /dev/zero >> %t.bad.bin
+// RUN: not zshard-run %t.zsa --ranks 2 --steps 1 --eval-data %t.bad.bin 2>&1 | FileCheck %s --check-prefix=BADDATA
+// RUN: rm -rf %t.cuda.zsa
+// RUN: zshard-compile %t.mlir --strategy full_shard --ranks 2 --target=cuda --cuda-format=isa --eval -o %t.cuda.zsa
+// RUN: llvm-nm -D --undefined-only %t.cuda.zsa/eval.so | FileCheck %s --check-prefix=CUDA
 // RUN: not zshard-compile %t.mlir --eval --emit=lowered-mlir 2>&1 | FileCheck %s --check-prefix=EMIT
 // RUN: zshard-compile %t.mlir -o %t.plain.zsa
 // RUN: not test -e %t.plain.zsa/eval.so
@@ -44,6 +50,15 @@
 // JSONL-NOT: eval_loss
 // JSONL:     {"step":2,{{.*}}"eval_loss":{{[0-9.]+}},"eval_ms":
 // JSONL:     {"step":3,{{.*}}"eval_loss":{{[0-9.]+}},"eval_ms":
+
+// An eval file that does not fit the step: the message --data would give,
+// after --eval-data.
+// BADDATA: zshard-run: error: --eval-data: {{.*}}.bad.bin: token 65535 at index 0 is not below the vocabulary size 64 (the rows of param 'wte'); read as u16: is it a file of u32 tokens? (--data-dtype u32)
+
+// --target=cuda: the eval entry is lowered by the CUDA pipeline too, its
+// kernels launched through MLIR's GPU host ABI.
+// CUDA-DAG: U mgpuLaunchKernel
+// CUDA-DAG: U zshard_rt_step_all_gather_start
 
 // EMIT: zshard-compile: error: --eval applies to --emit=artifact and --emit=memory-plan
 // NOEVAL: zshard-run: error: {{.*}}.plain.zsa: --eval-data needs the artifact's eval entry, and it has none (compile the step with zshard-compile --eval)
