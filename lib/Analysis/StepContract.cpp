@@ -435,8 +435,8 @@ LogicalResult StepContract::readResults(bool emit) {
   if (!lossIndex)
     error("the step has no loss result");
   // An eval step reads the state and updates none of it.
-  for (const StepArgument &argument : isEval() ? ArrayRef<StepArgument>()
-                                               : ArrayRef(arguments)) {
+  for (const StepArgument &argument :
+       isEval() ? ArrayRef<StepArgument>() : ArrayRef(arguments)) {
     bool isParam =
         argument.role == ArgRole::Param || argument.role == ArgRole::ParamShard;
     bool isState = argument.role == ArgRole::OptState ||

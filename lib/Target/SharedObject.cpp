@@ -90,9 +90,8 @@ static LogicalResult addEntryPoints(llvm::Module &module, StringRef stepName,
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
   auto *entryType =
       llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);
-  auto *entry =
-      llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
-                             entryName, module);
+  auto *entry = llvm::Function::Create(
+      entryType, llvm::GlobalValue::ExternalLinkage, entryName, module);
   llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", entry));
   SmallVector<llvm::Value *> args;
   for (unsigned i = 0; i < numBuffers; ++i) {
@@ -105,11 +104,10 @@ static LogicalResult addEntryPoints(llvm::Module &module, StringRef stepName,
   step->setLinkage(llvm::GlobalValue::InternalLinkage);
 
   auto *sigType = llvm::FunctionType::get(ptr, {}, false);
-  auto *sigFn =
-      llvm::Function::Create(sigType, llvm::GlobalValue::ExternalLinkage,
-                             llvm::Twine(entryName) +
-                                 ::zshard_abi::manifest::kSignatureSuffix,
-                             module);
+  auto *sigFn = llvm::Function::Create(
+      sigType, llvm::GlobalValue::ExternalLinkage,
+      llvm::Twine(entryName) + ::zshard_abi::manifest::kSignatureSuffix,
+      module);
   llvm::IRBuilder<> sigBuilder(llvm::BasicBlock::Create(ctx, "entry", sigFn));
   sigBuilder.CreateRet(
       sigBuilder.CreateGlobalString(signature, "zshard.signature"));

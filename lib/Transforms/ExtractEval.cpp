@@ -71,7 +71,8 @@ void moveReleaseUp(ReleaseOp release) {
   Block *block = release->getBlock();
   Value buffer = release.getBuffer();
   Operation *producer = buffer.getDefiningOp();
-  Operation *last = producer ? block->findAncestorOpInBlock(*producer) : nullptr;
+  Operation *last =
+      producer ? block->findAncestorOpInBlock(*producer) : nullptr;
   if (!last)
     return;
   SmallVector<Value> worklist = {buffer};
@@ -105,7 +106,8 @@ struct ExtractEvalPass
     if (step && !step.isExternal()) {
       bool hasLoss = false;
       for (unsigned i = 0; i < step.getNumResults(); ++i)
-        if (auto role = step.getResultAttrOfType<StringAttr>(i, contract::kRole))
+        if (auto role =
+                step.getResultAttrOfType<StringAttr>(i, contract::kRole))
           hasLoss |= role.getValue() == "loss";
       if (!hasLoss) {
         emitError(getReportLoc(step),
@@ -131,8 +133,8 @@ struct ExtractEvalPass
     Value loss = ret.getOperand(lossIndex);
     DictionaryAttr lossAttrs = step.getResultAttrDict(lossIndex);
     ret->setOperands(loss);
-    step.setFunctionType(FunctionType::get(&getContext(), step.getArgumentTypes(),
-                                   {loss.getType()}));
+    step.setFunctionType(FunctionType::get(
+        &getContext(), step.getArgumentTypes(), {loss.getType()}));
     step.setAllResultAttrs(ArrayRef<DictionaryAttr>{lossAttrs});
     step->setAttr(contract::kEval, UnitAttr::get(&getContext()));
 

@@ -90,8 +90,8 @@ LogicalResult zshard_compile::compileEval(ModuleOp module,
   soOptions.entry = key::kDefaultEvalEntry;
   SmallString<128> objectPath(dir);
   llvm::sys::path::append(objectPath, "eval.o");
-  if (failed(emitObjectFile(module, stepName, numBuffers, signature,
-                            objectPath, soOptions)))
+  if (failed(emitObjectFile(module, stepName, numBuffers, signature, objectPath,
+                            soOptions)))
     return fail("code generation of the eval entry failed");
   SmallString<128> soPath(dir);
   llvm::sys::path::append(soPath, key::kDefaultEvalLibrary);

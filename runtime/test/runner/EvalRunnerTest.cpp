@@ -116,14 +116,15 @@ TEST(EvalRunnerTest, Artifacts) {
          return std::vector<std::string>{writeArtifact(
              d, "bad", withEval("eval.so", "zshard_eval", "0123456789abcdef"))};
        },
-       manifestAt + "eval: signature 0123456789abcdef does not match the "
-                    "arguments and the loss, whose signature is " +
+       manifestAt +
+           "eval: signature 0123456789abcdef does not match the "
+           "arguments and the loss, whose signature is " +
            signature},
       {"eval library missing",
        [&](const TempDir &d) {
          return std::vector<std::string>{
-             writeArtifact(d, "bad", withEval("eval.so", "zshard_eval",
-                                              signature)),
+             writeArtifact(d, "bad",
+                           withEval("eval.so", "zshard_eval", signature)),
              "--eval-data", d.file("v.bin")};
        },
        ".*/bad\\.zsa/eval\\.so: eval library named by .*/bad\\.zsa/"

@@ -486,8 +486,8 @@ void RankRun::loop() {
     summary.finalLoss = record.loss;
     if (evaluator && evaluator->due(s, lastStep)) {
       double evalBegin = zshard_rt_clock_seconds();
-      record.evalLoss = evaluator->run(team, *buffers, hostSide(),
-                                       onGpu ? device : nullptr);
+      record.evalLoss =
+          evaluator->run(team, *buffers, hostSide(), onGpu ? device : nullptr);
       record.evalSeconds = zshard_rt_clock_seconds() - evalBegin;
       summary.finalEvalLoss = record.evalLoss;
     }
@@ -589,8 +589,8 @@ void RankRun::report() {
   // The eval entry's products are not the step's.
   mine.sgemmSeconds = zshard_rt_step_sgemm_seconds() -
                       (evaluator ? evaluator->sgemmSeconds() : 0);
-  mine.sgemmFlops = zshard_rt_step_sgemm_flops() -
-                    (evaluator ? evaluator->sgemmFlops() : 0);
+  mine.sgemmFlops =
+      zshard_rt_step_sgemm_flops() - (evaluator ? evaluator->sgemmFlops() : 0);
   mine.exposedSeconds = ownExposedSeconds;
   std::vector<RankFigures> all = team.allGatherValue(mine);
   if (!lead)

@@ -150,13 +150,14 @@ private:
 };
 
 /// The final JSON line: {"steps":N,"first_step":..,"last_step":..,
-/// "final_loss":..,["final_eval_loss":..,]"mean_step_ms":..,"sgemm_fraction":..,"sgemm_gflops":..,
+/// "final_loss":..,"mean_step_ms":..,"sgemm_fraction":..,"sgemm_gflops":..,
 /// "exposed_comm_fraction":..,"wall_s":..,"peak_bytes":{<category>:..,...,
 /// "total":..},"ranks":N,"backend":"local"|"mpi","rank_peak_bytes":[{
 /// <category>:..,"total":..},...],"rank_exposed_comm_s":[..],
 /// "rank_exposed_comm_fraction":[..],"lr":..,"lr_source":"--lr"|"artifact"|
 /// "default"}; peak_bytes is the largest of the ranks' peaks; lr and
-/// lr_source only for a step with the hyper lr.
+/// lr_source only for a step with the hyper lr; "final_eval_loss" (before
+/// "lr") only for a run that evaluated.
 std::string summaryJson(const RunSummary &summary);
 
 } // namespace zshard::run
