@@ -21,6 +21,7 @@ over --ranks rank threads) and checks, on batch files of random tokens:
                 with a planned peak below the training step's.
 
 usage: eval_checks.py --bin BUILD/bin --work DIR [--strategy S --ranks N]
+                      [--compile-flags FLAGS]
 """
 
 import argparse
@@ -58,6 +59,8 @@ def main():
     p.add_argument("--work", required=True)
     p.add_argument("--strategy", default="")
     p.add_argument("--ranks", type=int, default=1)
+    p.add_argument("--compile-flags", default="",
+                   help="more zshard-compile flags, e.g. '--remat all' or '--replicas 2'")
     args = p.parse_args()
     tool, w = paths(args)
     n = args.ranks
@@ -72,6 +75,7 @@ def main():
          "--heads", str(HEADS), "--vocab", str(VOCAB), "--seq", str(SEQ),
          "--batch", str(BATCH), "-o", w("gpt.mlir")])
     shard = ["--strategy", args.strategy, "--ranks", str(n)] if args.strategy else []
+    shard += args.compile_flags.split()
     plan = run([tool("zshard-compile"), w("gpt.mlir"), *shard, "--eval", "--memory-report",
                 "-o", w("gpt.zsa")], capture_output=True, text=True).stdout
     print(plan)
