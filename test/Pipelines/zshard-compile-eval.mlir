@@ -43,7 +43,8 @@
 // zshard-run --eval-data: the eval loss at the end of the lines of the steps
 // that evaluated (every second, and the last), and in their --log-json
 // objects.
-// LOG:      step 1/3  loss {{[0-9.]+}}  tok/s {{[0-9]+$}}
+// LOG:      zshard-run: {{.*}}; data: {{.*}}; eval: {{.*}}.val.bin, 1 batch every 2 steps and after the last step; lr
+// LOG-NEXT: step 1/3  loss {{[0-9.]+}}  tok/s {{[0-9]+$}}
 // LOG-NEXT: step 2/3  loss {{[0-9.]+}}  tok/s {{[0-9]+}}  eval_loss {{[0-9.]+$}}
 // LOG-NEXT: step 3/3  loss {{[0-9.]+}}  tok/s {{[0-9]+}}  eval_loss {{[0-9.]+$}}
 // JSONL:     {"step":1,
