@@ -6,7 +6,9 @@ Panels, each drawn when its input is given:
   loss     the loss per step from a --log-json file (one JSON object a line,
            {"step", "loss", "lr", ...}); non-finite losses (null) are left
            out. When the lines carry "lr" (zshard-run's lr of each step, its
-           schedule's value), the lr is drawn on a second y axis.
+           schedule's value), the lr is drawn on a second y axis. The
+           "eval_loss" of the lines that carry one (zshard-run --eval-data)
+           is drawn beside the train loss, and the title names the last.
   memory   a --memory-timeline file: live bytes per memory category through
            one step, stacked, x = fraction of the step (t / step_seconds),
            with the total's peak marked. --predicted overlays a predicted
@@ -36,8 +38,9 @@ COLORS = {"parameters": "#4e79a7", "gradients": "#e15759", "optimizer_state": "#
 
 
 def read_log(path):
-    """Steps and finite losses, and (step, lr) of every line with an "lr"."""
-    steps, losses, lrs = [], [], []
+    """Steps and finite losses, (step, lr) of every line with an "lr", and
+    (step, eval loss) of every line with a finite "eval_loss"."""
+    steps, losses, lrs, evals = [], [], [], []
     with open(path) as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
@@ -49,13 +52,17 @@ def read_log(path):
             lr = record.get("lr")
             if isinstance(lr, (int, float)) and math.isfinite(lr) and "step" in record:
                 lrs.append((record["step"], lr))
+            evaluated = record.get("eval_loss")
+            if (isinstance(evaluated, (int, float)) and math.isfinite(evaluated)
+                    and "step" in record):
+                evals.append((record["step"], evaluated))
             loss = record.get("loss")
             if isinstance(loss, (int, float)) and math.isfinite(loss):
                 steps.append(record["step"])
                 losses.append(loss)
     if not steps:
         sys.exit(f"plot_run.py: {path}: no step with a finite loss")
-    return steps, losses, lrs
+    return steps, losses, lrs, evals
 
 
 def read_timeline(path, key):
@@ -103,13 +110,21 @@ def steps_of(xs, ys):
 
 
 def draw_loss(ax, path):
-    steps, losses, lrs = read_log(path)
+    steps, losses, lrs, evals = read_log(path)
     ax.plot(steps, losses, color="#4e79a7", linewidth=1.5, marker="o" if len(steps) <= 40 else None,
-            markersize=3)
+            markersize=3, label="train loss")
     ax.set_xlabel("step")
     ax.set_ylabel("loss")
-    ax.set_title(f"loss ({len(steps)} steps, final {losses[-1]:.4g})")
-    if min(losses) > 0 and max(losses) / min(losses) > 50:
+    title = f"loss ({len(steps)} steps, final {losses[-1]:.4g}"
+    shown = list(losses)
+    if evals:
+        ax.plot([s for s, _ in evals], [v for _, v in evals], color="#e15759",
+                linewidth=1.5, marker="s", markersize=4, label="eval loss")
+        ax.legend(loc="upper right", fontsize=8, framealpha=0.8)
+        title += f", eval {evals[-1][1]:.4g}"
+        shown += [v for _, v in evals]
+    ax.set_title(title + ")")
+    if min(shown) > 0 and max(shown) / min(shown) > 50:
         ax.set_yscale("log")
     ax.grid(True, alpha=0.3)
     if lrs:

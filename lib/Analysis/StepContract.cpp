@@ -364,6 +364,11 @@ LogicalResult StepContract::readResults(bool emit) {
     StepResult info;
     info.index = index;
     info.type = type;
+    if (isEval() && *role != "loss") {
+      error(label + " (" + *role +
+            "): an eval step (zshard.eval) returns the loss alone");
+      continue;
+    }
     if (*role == "loss") {
       info.role = ResultRole::Loss;
       if (lossIndex) {
@@ -437,7 +442,9 @@ LogicalResult StepContract::readResults(bool emit) {
 
   if (!lossIndex)
     error("the step has no loss result");
-  for (const StepArgument &argument : arguments) {
+  // An eval step reads the state and updates none of it.
+  for (const StepArgument &argument :
+       isEval() ? ArrayRef<StepArgument>() : ArrayRef(arguments)) {
     bool isParam =
         argument.role == ArgRole::Param || argument.role == ArgRole::ParamShard;
     bool isState = argument.role == ArgRole::OptState ||

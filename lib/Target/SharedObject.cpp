@@ -70,11 +70,11 @@ static unsigned outlineTopLevelLoops(llvm::Function &function) {
   return outlined;
 }
 
-/// Adds `void zshard_step(ptr buffers)` calling `step(buffers[0], ...)` and
-/// `ptr zshard_step_signature()`.
+/// Adds `void ENTRY(ptr buffers)` calling `step(buffers[0], ...)` and
+/// `ptr ENTRY_signature()`.
 static LogicalResult addEntryPoints(llvm::Module &module, StringRef stepName,
                                     unsigned numBuffers, StringRef signature,
-                                    std::string &error) {
+                                    StringRef entryName, std::string &error) {
   llvm::Function *step = module.getFunction(stepName);
   if (!step) {
     error = ("lowered module has no function '" + stepName + "'").str();
@@ -90,9 +90,8 @@ static LogicalResult addEntryPoints(llvm::Module &module, StringRef stepName,
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
   auto *entryType =
       llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);
-  auto *entry =
-      llvm::Function::Create(entryType, llvm::GlobalValue::ExternalLinkage,
-                             ::zshard_abi::manifest::kDefaultEntry, module);
+  auto *entry = llvm::Function::Create(
+      entryType, llvm::GlobalValue::ExternalLinkage, entryName, module);
   llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", entry));
   SmallVector<llvm::Value *> args;
   for (unsigned i = 0; i < numBuffers; ++i) {
@@ -105,9 +104,10 @@ static LogicalResult addEntryPoints(llvm::Module &module, StringRef stepName,
   step->setLinkage(llvm::GlobalValue::InternalLinkage);
 
   auto *sigType = llvm::FunctionType::get(ptr, {}, false);
-  auto *sigFn =
-      llvm::Function::Create(sigType, llvm::GlobalValue::ExternalLinkage,
-                             "zshard_step_signature", module);
+  auto *sigFn = llvm::Function::Create(
+      sigType, llvm::GlobalValue::ExternalLinkage,
+      llvm::Twine(entryName) + ::zshard_abi::manifest::kSignatureSuffix,
+      module);
   llvm::IRBuilder<> sigBuilder(llvm::BasicBlock::Create(ctx, "entry", sigFn));
   sigBuilder.CreateRet(
       sigBuilder.CreateGlobalString(signature, "zshard.signature"));
@@ -198,7 +198,8 @@ LogicalResult zshard::emitObjectFile(ModuleOp lowered, StringRef stepName,
   // Loops that compile to the same code (the same loop of every block that
   // zshard-outline-compute-ops left inline) are compiled once.
   llvm::MergeFunctionsPass::runOnModule(*module);
-  if (failed(addEntryPoints(*module, stepName, numBuffers, signature, error)))
+  if (failed(addEntryPoints(*module, stepName, numBuffers, signature,
+                            options.entry, error)))
     return lowered.emitError(error);
   if (llvm::verifyModule(*module, &llvm::errs()))
     return lowered.emitError("generated LLVM IR does not verify");

@@ -1341,3 +1341,37 @@ func.func @second(
 // Tests that a step has a body.
 // expected-error @+1 {{the step has no body}}
 func.func private @train_step(%w: tensor<2xf32>) attributes {zshard.step}
+
+// -----
+
+// Tests that an eval step (zshard.eval, from --zshard-extract-eval) returns
+// the loss alone: it needs no update results, and may have no other result.
+func.func @train_step(%w: tensor<4xf32> {zshard.role = "param", zshard.name = "w", zshard.init = "zeros"} loc(""))
+    -> (tensor<f32> {zshard.role = "loss"}) attributes {zshard.step, zshard.eval} {
+  %c0 = arith.constant 0.0 : f32 loc("")
+  %le = tensor.empty() : tensor<f32> loc("")
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %loss = linalg.reduce ins(%w : tensor<4xf32>) outs(%lz : tensor<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    } loc("")
+  return %loss : tensor<f32> loc("")
+}
+
+// -----
+
+// expected-error @+1 {{result #1 (param_out): an eval step (zshard.eval) returns the loss alone}}
+func.func @train_step(%w: tensor<4xf32> {zshard.role = "param", zshard.name = "w", zshard.init = "zeros"} loc(""))
+    -> (tensor<f32> {zshard.role = "loss"}, tensor<4xf32> {zshard.role = "param_out", zshard.name = "w"})
+    attributes {zshard.step, zshard.eval} {
+  %c0 = arith.constant 0.0 : f32 loc("")
+  %le = tensor.empty() : tensor<f32> loc("")
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %loss = linalg.reduce ins(%w : tensor<4xf32>) outs(%lz : tensor<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    } loc("")
+  return %loss, %w : tensor<f32>, tensor<4xf32> loc("")
+}

@@ -67,6 +67,13 @@ cl::opt<Emit> emit(
                           "shapes-only steps are accepted)")),
     cl::cat(ioCategory));
 
+cl::opt<bool> evalEntry(
+    "eval",
+    cl::desc("Also emit the forward-only eval entry (eval.so: the loss of "
+             "the step, sharded the same way, without backward, optimizer or "
+             "gradient collectives), for zshard-run --eval-data"),
+    cl::cat(ioCategory));
+
 cl::opt<ShardingStrategy, false, StrategyParser> strategy(
     "strategy",
     cl::desc("Shard the step (FSDP's names, such as FULL_SHARD, in any case "
@@ -499,6 +506,12 @@ std::optional<CompileOptions> zshard_compile::parseCompileOptions(int argc,
   options.costLink = costLink;
   if (!readSharding(options.sharding))
     return std::nullopt;
+  options.eval = evalEntry;
+  if (options.eval && options.emit != Emit::Artifact &&
+      options.emit != Emit::MemoryPlan) {
+    printError("--eval applies to --emit=artifact and --emit=memory-plan");
+    return std::nullopt;
+  }
   if (options.emit == Emit::ShardedMLIR && !options.sharding) {
     printError("--emit=sharded-mlir needs --strategy or --auto");
     return std::nullopt;

@@ -63,6 +63,8 @@ struct CompileOptions {
   std::string costDevice;
   std::string costLink;
   std::optional<ShardingRequest> sharding;
+  /// --eval: also the forward-only eval entry (eval.so, CompileEval.h).
+  bool eval = false;
   /// --mlir-print-op-on-diagnostic was given.
   bool printOpOnDiagnostic = false;
 };

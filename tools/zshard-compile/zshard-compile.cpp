@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileDiagnostics.h"
+#include "CompileEval.h"
 #include "CompileOptions.h"
 
 #include "zshard/Analysis/CostModel.h"
@@ -253,6 +254,10 @@ int main(int argc, char **argv) {
   unsigned numBuffers =
       contract.getArguments().size() + contract.getResults().size();
   llvm::json::Object manifest = buildManifest(contract, *module);
+  // --eval derives its entry from the step as it is here, before lowering.
+  OwningOpRef<ModuleOp> evalModule;
+  if (opts.eval)
+    evalModule = module->clone();
 
   StopWatch lowerTimer;
   PassManager lower(&context);
@@ -282,7 +287,10 @@ int main(int argc, char **argv) {
         failed(writeText(opts.memoryJSON, plan.toJSON() + "\n")))
       return 1;
     if (planOnly)
-      return 0;
+      return evalModule && failed(compileEval(*evalModule, opts, input,
+                                              /*planOnly=*/true, "", manifest))
+                 ? 1
+                 : 0;
   }
   PassManager toLLVM(&context);
   if (opts.timing)
@@ -343,6 +351,9 @@ int main(int argc, char **argv) {
     return fail(error);
   llvm::sys::fs::remove(objectPath);
   double codegenSeconds = codegenTimer.seconds();
+  if (evalModule && failed(compileEval(*evalModule, opts, input,
+                                       /*planOnly=*/false, dir, manifest)))
+    return 1;
 
   SmallString<128> manifestPath(dir);
   llvm::sys::path::append(manifestPath, ::zshard_abi::manifest::kFileName);

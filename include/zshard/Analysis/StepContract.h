@@ -45,6 +45,9 @@ inline constexpr llvm::StringLiteral kInPlace = "zshard.in_place";
 inline constexpr llvm::StringLiteral kDefault = "zshard.default";
 /// On the step: module path -> class name (zshard/Analysis/ModuleClasses.h).
 inline constexpr llvm::StringLiteral kModuleClasses = "zshard.module_classes";
+/// Marks a step as the forward-only eval entry zshard-extract-eval derived
+/// from a training step: its only result is the loss, and it updates nothing.
+inline constexpr llvm::StringLiteral kEval = "zshard.eval";
 } // namespace contract
 
 /// Roles of arguments and results. The `*Shard*` roles appear once the step
@@ -119,6 +122,8 @@ public:
   std::optional<unsigned> getLossIndex() const { return lossIndex; }
   /// The module classes the frontend recorded (empty when it recorded none).
   const ModuleClasses &getModuleClasses() const { return moduleClasses; }
+  /// Whether the step is a forward-only eval step (contract::kEval).
+  bool isEval() const { return step && step->hasAttr(contract::kEval); }
 
 private:
   LogicalResult readArguments(bool emit);

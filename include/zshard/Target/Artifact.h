@@ -17,6 +17,7 @@
 
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
+#include "zshard/abi/ManifestSchema.h"
 #include "zshard/abi/Strategy.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -71,6 +72,9 @@ struct SharedObjectOptions {
   /// CPU to compile for; "" or "native" means the host CPU (and its
   /// features).
   std::string cpu;
+  /// The exported entry `void ENTRY(void **)` and its signature function
+  /// `const char *ENTRY_signature(void)`.
+  std::string entry = ::zshard_abi::manifest::kDefaultEntry;
 };
 
 /// Checks that `cpu` is a CPU of the native target (or "" / "native");
@@ -78,8 +82,9 @@ struct SharedObjectOptions {
 LogicalResult checkTargetCPU(StringRef cpu, std::string &error);
 
 /// Translates `lowered` (the step in the LLVM dialect, with bare-pointer
-/// arguments) to LLVM IR, adds `zshard_step(void **)` and
-/// `zshard_step_signature()`, optimises, and writes an object file.
+/// arguments) to LLVM IR, adds `ENTRY(void **)` and `ENTRY_signature()`
+/// (ENTRY: options.entry, `zshard_step` by default), optimises, and writes
+/// an object file.
 LogicalResult emitObjectFile(ModuleOp lowered, StringRef stepName,
                              unsigned numBuffers, StringRef signature,
                              StringRef objectPath,

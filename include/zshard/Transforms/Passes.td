@@ -399,4 +399,63 @@ def FuseElementwise : Pass<"zshard-fuse-elementwise", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def ExtractEval : Pass<"zshard-extract-eval", "::mlir::ModuleOp"> {
+  let summary = "Rewrite a training step into its forward-only eval step";
+  let description = [{
+    Turns the step (sharded or not) into the function that only computes
+    its loss, for `zshard-compile --eval`: the step returns the loss alone
+    and is marked `zshard.eval`, and every top-level op the loss does not
+    depend on is erased. That removes the backward, the optimizer, the
+    gradient `reduce_scatter`s and `all_reduce`s and zero1's gathers of the
+    updated parameters (collectives have side effects, so generic DCE keeps
+    them; this pass decides by data flow alone). What the loss reads stays,
+    as the step had it: the forward's `all_gather`s of full_shard units
+    with their async starts and waits, and the releases of those gathers,
+    each moved up to right after the last remaining use of its buffer or of
+    a slice or reshape of it (a
+    shard_grad_op gather, kept for the backward in training, is freed when
+    the forward is done with it).
+
+    The arguments stay as they are, used or not, so that the runtime calls
+    the eval entry with the training step's argument buffers followed by
+    one buffer for the loss.
+
+    Before:
+    ```mlir
+    func.func @step(%w: tensor<8xf32> {zshard.role = "param_shard", ...}, ...)
+        -> (tensor<f32> {zshard.role = "loss"}, tensor<8xf32> {...}) {
+      %t = zshard.all_gather_start %w on @world[0] unit @fc.0 ...
+      %full = zshard.wait %t ...
+      ... forward, loss ...
+      zshard.release %full ...
+      ... backward ...
+      %g = zshard.reduce_scatter avg %grad on @world[0] unit @fc.0 ...
+      %new = zshard.adamw ...
+      return %loss, %new, ...
+    }
+    ```
+    After:
+    ```mlir
+    func.func @step(%w: tensor<8xf32> {...}, ...)
+        -> (tensor<f32> {zshard.role = "loss"}) attributes {zshard.eval, ...} {
+      %t = zshard.all_gather_start %w on @world[0] unit @fc.0 ...
+      %full = zshard.wait %t ...
+      ... forward ...
+      zshard.release %full ...
+      ... loss ...
+      return %loss
+    }
+    ```
+    A step without a loss result has nothing to evaluate and is an error;
+    a step already marked `zshard.eval` is left as it is.
+  }];
+  let statistics = [
+    Statistic<"numErased", "erased", "Top-level ops erased">,
+    Statistic<"numCollectivesErased", "collectives-erased",
+              "Collectives (and waits) erased">,
+    Statistic<"numCollectivesKept", "collectives-kept",
+              "Collectives (and waits) the loss needs">
+  ];
+}
+
 #endif // ZSHARD_TRANSFORMS_PASSES_TD

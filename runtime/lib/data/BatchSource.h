@@ -55,6 +55,9 @@ struct DataOptions {
   std::string batchFile;         ///< --batch-file
   uint64_t seed = 0;             ///< --seed
   DataShard shard;
+  /// A token file's windows in file order instead of shuffled per epoch
+  /// (--eval-data).
+  bool inOrder = false;
 };
 
 /// Fills batch arguments. \p outputs of fill() are in the order of the

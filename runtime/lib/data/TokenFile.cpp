@@ -111,7 +111,8 @@ TokenFileSource::TokenFileSource(
     const std::vector<const ArgumentDesc *> &arguments, const GptBatch &gpt,
     std::optional<Vocabulary> vocab, const DataOptions &options)
     : file(options.tokenFile, options.tokenDType), gpt(gpt),
-      key(dataKey("zshard.data.tokens", options.seed)), shard(options.shard) {
+      key(dataKey("zshard.data.tokens", options.seed)), shard(options.shard),
+      inOrder(options.inOrder) {
   for (size_t i = 0; i < arguments.size(); ++i) {
     if (arguments[i] == gpt.tokens)
       tokensSlot = i;
@@ -193,8 +194,11 @@ void TokenFileSource::fill(int64_t step, const std::vector<void *> &outputs) {
     uint64_t row = uint64_t(shard.rank) * uint64_t(gpt.batch) + uint64_t(b);
     uint64_t sample = uint64_t(step - 1) * globalBatch + row;
     uint64_t epoch = sample / windows;
+    // In order (eval data): window g mod W, the same in every epoch.
     uint64_t offset =
-        T * permute(sample % windows, windows, key ^ (epoch * 0x9e3779b97f4a7c15ULL));
+        T * (inOrder ? sample % windows
+                     : permute(sample % windows, windows,
+                               key ^ (epoch * 0x9e3779b97f4a7c15ULL)));
     for (uint64_t t = 0; t < T; ++t) {
       storeFromInt(tokensType, tokens, uint64_t(b) * T + t, file[offset + t]);
       storeFromInt(targetsType, targets, uint64_t(b) * T + t,

@@ -16,6 +16,8 @@
 /// bijection of [0, W) keyed by the seed and the epoch: every window once
 /// per epoch, ranks never on the same window, reshuffled each epoch by
 /// itself. tokens = x[o : o+T], targets = x[o+1 : o+T+1], o = T * window.
+/// With DataOptions::inOrder (the eval data) sample g reads window g mod W:
+/// the file's windows in order, wrapping, the same in every pass.
 ///
 /// The file is memory-mapped and checked once when opened, in one pass: its
 /// size must be a multiple of the token size, it must hold at least T + 1
@@ -85,6 +87,7 @@ private:
   size_t tokensSlot = 0, targetsSlot = 0;
   uint64_t key;
   DataShard shard;
+  bool inOrder = false;
 };
 
 } // namespace zshard::rt

@@ -15,6 +15,7 @@
 #include "core/Failure.h"
 #include "core/Shape.h"
 #include "io/FileBytes.h"
+#include "step/EvalEntry.h"
 #include "step/ManifestCheck.h"
 #include "step/ManifestReader.h"
 
@@ -411,6 +412,8 @@ Manifest zshard::rt::parseManifest(std::string_view text,
   checkManifestGrid(manifest);
   checkManifestRoles(manifest);
   checkManifestSignature(manifest);
+  if (auto eval = json.find(key::kEval); eval != json.end())
+    readEvalEntry(reader, *eval, manifest);
   return manifest;
 }
 

@@ -166,6 +166,19 @@ struct UnitDesc {
   const UnitSlot *findSlot(std::string_view name) const;
 };
 
+/// The forward-only eval entry of an artifact compiled with
+/// zshard-compile --eval (the manifest's "eval"): a library of its own whose
+/// entry takes the step's argument buffers, then one buffer for the loss,
+/// and writes the loss of the batch without updating anything. Its
+/// signature is that of the arguments and the loss alone.
+struct EvalDesc {
+  std::string library;
+  std::string entry;
+  std::string signature;
+  /// Its static per-rank memory peak (bytes); -1 when not recorded.
+  int64_t peakBytes = -1;
+};
+
 struct Manifest {
   std::string dir;  ///< The artifact directory.
   std::string path; ///< Its manifest.json.
@@ -184,6 +197,8 @@ struct Manifest {
   /// The device grid; absent for a single-rank artifact ("grid": null).
   std::optional<GridDesc> grid;
   std::vector<UnitDesc> units; ///< In manifest order.
+  /// The eval entry, when the artifact has one.
+  std::optional<EvalDesc> eval;
 
   /// The step library's path: library relative to dir unless absolute.
   std::string libraryPath() const;

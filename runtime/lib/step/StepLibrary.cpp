@@ -7,6 +7,9 @@
 #include "step/StepLibrary.h"
 
 #include "core/Failure.h"
+#include "step/EvalEntry.h"
+
+#include "zshard/abi/ManifestSchema.h"
 
 #include "zshard/runtime/zshard_rt.h"
 
@@ -25,12 +28,21 @@ std::string lastDlError() {
 }
 } // namespace
 
-StepLibrary::StepLibrary(const Manifest &manifest)
-    : libraryPath(manifest.libraryPath()) {
+LibraryEntry zshard::rt::libraryEntry(const Manifest &manifest, bool eval) {
+  if (eval)
+    return {evalLibraryPath(manifest), "eval", manifest.eval->entry,
+            manifest.eval->entry + zshard_abi::manifest::kSignatureSuffix,
+            manifest.eval->signature};
+  return {manifest.libraryPath(), "step", manifest.entry, stepSignatureSymbol,
+          manifest.signature};
+}
+
+StepLibrary::StepLibrary(const Manifest &manifest, const LibraryEntry &library)
+    : libraryPath(library.path) {
   struct stat info;
   if (stat(libraryPath.c_str(), &info) != 0)
-    fail(libraryPath + ": step library named by " + manifest.path +
-         " is missing (" + std::strerror(errno) + ")");
+    fail(libraryPath + ": " + library.what + " library named by " +
+         manifest.path + " is missing (" + std::strerror(errno) + ")");
   dlerror();
   handle = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
@@ -41,7 +53,8 @@ StepLibrary::StepLibrary(const Manifest &manifest)
         !(zshard_rt_build_features() & ZSHARD_RT_FEATURE_CUDA))
       error += " (a CUDA artifact: this zshard runtime was built without "
                "CUDA)";
-    fail(libraryPath + ": cannot load the step library: " + error);
+    fail(libraryPath + ": cannot load the " + library.what +
+         " library: " + error);
   }
 
   // From here on the destructor does not run: close on every failure.
@@ -51,21 +64,21 @@ StepLibrary::StepLibrary(const Manifest &manifest)
     fail(message);
   };
   dlerror();
-  void *entry = dlsym(handle, manifest.entry.c_str());
+  void *entry = dlsym(handle, library.entry.c_str());
   if (!entry)
-    failClosing(libraryPath + ": no entry '" + manifest.entry +
+    failClosing(libraryPath + ": no entry '" + library.entry +
                 "' (named by the manifest): " + lastDlError());
   dlerror();
-  void *signatureSymbol = dlsym(handle, stepSignatureSymbol);
+  void *signatureSymbol = dlsym(handle, library.signatureSymbol.c_str());
   if (!signatureSymbol)
-    failClosing(libraryPath + ": no '" + stepSignatureSymbol +
+    failClosing(libraryPath + ": no '" + library.signatureSymbol +
                 "' function: " + lastDlError());
   auto signatureFn = reinterpret_cast<const char *(*)(void)>(signatureSymbol);
   const char *signature = signatureFn();
   std::string got = signature ? signature : "(null)";
-  if (got != manifest.signature)
+  if (got != library.signature)
     failClosing(libraryPath + ": signature " + got + " differs from " +
-                manifest.signature + " in " + manifest.path +
+                library.signature + " in " + manifest.path +
                 " (the library and the manifest come from different "
                 "compilations)");
   step = reinterpret_cast<StepFunction>(entry);

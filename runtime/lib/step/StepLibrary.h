@@ -31,6 +31,19 @@ using StepFunction = void (*)(void **buffers);
 /// The name of the signature function every step library exports.
 constexpr const char *stepSignatureSymbol = "zshard_step_signature";
 
+/// A library of an artifact and what to find in it.
+struct LibraryEntry {
+  std::string path;            ///< The library file.
+  std::string what;            ///< "step" or "eval", for messages.
+  std::string entry;           ///< The entry symbol.
+  std::string signatureSymbol; ///< Its signature function.
+  std::string signature;       ///< What that function must return.
+};
+
+/// The step library of \p manifest; with \p eval, its eval library
+/// (manifest.eval, EvalEntry.h) instead.
+LibraryEntry libraryEntry(const Manifest &manifest, bool eval = false);
+
 /// An opened step library; closed on destruction.
 class StepLibrary {
 public:
@@ -38,7 +51,10 @@ public:
   /// signature against the manifest's. Throws a Failure "<library>: <problem>"
   /// (a missing file, the dlerror() of a failed load or lookup, a signature
   /// that differs).
-  explicit StepLibrary(const Manifest &manifest);
+  explicit StepLibrary(const Manifest &manifest)
+      : StepLibrary(manifest, libraryEntry(manifest)) {}
+  /// The same for the library and entry \p library of \p manifest.
+  StepLibrary(const Manifest &manifest, const LibraryEntry &library);
   ~StepLibrary();
   StepLibrary(const StepLibrary &) = delete;
   StepLibrary &operator=(const StepLibrary &) = delete;

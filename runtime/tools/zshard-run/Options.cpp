@@ -97,6 +97,7 @@ const char *zshard::run::usageLine() {
          "[--seed N] "
          "[--data FILE [--data-dtype u16|u32] [--data-inputs IN,TGT]] "
          "[--batch-file F.safetensors] "
+         "[--eval-data FILE [--eval-every N] [--eval-steps K]] "
          "[--init-from F.safetensors | --resume F | --resume-full "
          "F.safetensors | --resume auto] [--save F] [--save-full "
          "F.safetensors] [--save-torch F.safetensors] "
@@ -152,6 +153,18 @@ usage: zshard-run ARTIFACT.zsa [options]
                        the window shifted by one (for other names)
   --batch-file F       safetensors with the batch by argument name, optionally
                        with a leading step axis [S, ...], entry (s-1) mod S
+  --eval-data FILE     evaluate with the artifact's eval entry (an artifact
+                       compiled for eval, see docs/runtime.md, "Evaluation")
+                       on FILE, a token file as --data reads it
+                       (--data-dtype, --data-inputs) or a safetensors batch
+                       file as --batch-file: the eval loss, on the lines and
+                       in --log-json, is the mean loss of its first
+                       --eval-steps batches in file order (wrapping), with
+                       the parameters of that step, and training goes on
+                       unchanged
+  --eval-every N       evaluate after every N-th step (default: only after
+                       the last step, which always evaluates)
+  --eval-steps K       batches per eval, >= 1 (default 1)
   --init-from F        parameters (and optionally optimizer state) to start from,
                        a consolidated file (any rank count)
   --resume F           a checkpoint written by --save: continue after its step
@@ -259,6 +272,9 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
                                          "--data-dtype",
                                          "--data-inputs",
                                          "--batch-file",
+                                         "--eval-data",
+                                         "--eval-every",
+                                         "--eval-steps",
                                          "--init-from",
                                          "--resume",
                                          "--resume-full",
@@ -296,7 +312,11 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
     else if (name == "--lr") {
       options.lr = parsePositive(name, value);
       options.lrGiven = true;
-    } else if (name == "--save-every")
+    } else if (name == "--eval-every")
+      options.evalEvery = parseInt(name, value, 1);
+    else if (name == "--eval-steps")
+      options.evalSteps = parseInt(name, value, 1);
+    else if (name == "--save-every")
       options.saveEvery = parseInt(name, value, 1);
     else if (name == "--keep")
       options.keep = parseInt(name, value, 1);
@@ -367,6 +387,7 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
         usage(name + " needs a file name");
       std::string &target = name == "--data"             ? options.data
                             : name == "--batch-file"     ? options.batchFile
+                            : name == "--eval-data"      ? options.evalData
                             : name == "--init-from"      ? options.initFrom
                             : name == "--resume"         ? options.resume
                             : name == "--resume-full"    ? options.resumeFull
@@ -414,8 +435,11 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
   if (!options.data.empty() && !options.batchFile.empty())
     usage("--data and --batch-file exclude each other");
   for (const char *option : {"--data-dtype", "--data-inputs"})
-    if (seen.count(option) && options.data.empty())
+    if (seen.count(option) && options.data.empty() && options.evalData.empty())
       usage(std::string(option) + " needs --data");
+  for (const char *option : {"--eval-every", "--eval-steps"})
+    if (seen.count(option) && options.evalData.empty())
+      usage(std::string(option) + " needs --eval-data");
   if (options.resume == "auto") {
     options.resume.clear();
     options.resumeAuto = true;

@@ -52,6 +52,11 @@ struct RunOptions {
   /// (the window, and the window shifted by one); empty: recognised by name.
   std::string dataInputs, dataTargets;
   std::string batchFile;
+  /// --eval-data FILE (a token file, or *.safetensors as --batch-file),
+  /// --eval-every N (0: only after the last step), --eval-steps K (Eval.h).
+  std::string evalData;
+  int64_t evalEvery = 0;
+  int64_t evalSteps = 1;
   std::string initFrom;
   std::string resume;
   std::string resumeFull;

@@ -22,6 +22,7 @@
 #include "RankRun.h"
 
 #include "CheckpointDir.h"
+#include "Eval.h"
 #include "LrSchedule.h"
 #include "MemoryTimeline.h"
 #include "RankDevice.h"
@@ -151,6 +152,8 @@ private:
   std::unique_ptr<StepBuffers> mirror;
   std::unique_ptr<Manifest> manifest;
   std::unique_ptr<StepLibrary> library;
+  /// --eval-data.
+  std::unique_ptr<Evaluator> evaluator;
   RankPlace place;
   std::unique_ptr<StepBuffers> buffers;
   std::unique_ptr<BatchSource> source;
@@ -249,6 +252,8 @@ void RankRun::load() {
   checkHypers(*manifest);
   library = std::make_unique<StepLibrary>(*manifest);
   place = RankPlace::of(*manifest, team.rank());
+  if (!options.evalData.empty())
+    evaluator = std::make_unique<Evaluator>(options, *manifest, place);
   if (!options.save.empty())
     checkWritable(manifest->sharded()
                       ? rankFilePath(options.save, place.rank, place.ranks)
@@ -481,6 +486,13 @@ void RankRun::loop() {
     summary.steps += 1;
     summary.lastStep = s;
     summary.finalLoss = record.loss;
+    if (evaluator && evaluator->due(s, lastStep)) {
+      double evalBegin = zshard_rt_clock_seconds();
+      record.evalLoss =
+          evaluator->run(team, *buffers, hostSide(), onGpu ? device : nullptr);
+      record.evalSeconds = zshard_rt_clock_seconds() - evalBegin;
+      summary.finalEvalLoss = record.evalLoss;
+    }
     summary.stepSeconds += record.seconds;
     if (lead) {
       try {
@@ -579,8 +591,11 @@ void RankRun::report() {
                              &mine.peaks.bytes[size_t(c)]);
   zshard_rt_mem_total_peak_bytes(ctx, &mine.peaks.total);
   mine.stepSeconds = ownStepSeconds;
-  mine.sgemmSeconds = zshard_rt_step_sgemm_seconds();
-  mine.sgemmFlops = zshard_rt_step_sgemm_flops();
+  // The eval entry's products are not the step's.
+  mine.sgemmSeconds = zshard_rt_step_sgemm_seconds() -
+                      (evaluator ? evaluator->sgemmSeconds() : 0);
+  mine.sgemmFlops =
+      zshard_rt_step_sgemm_flops() - (evaluator ? evaluator->sgemmFlops() : 0);
   mine.exposedSeconds = ownExposedSeconds;
   std::vector<RankFigures> all = team.allGatherValue(mine);
   if (!lead)

@@ -74,7 +74,12 @@ std::string Progress::line(const StepRecord &record) const {
                 static_cast<long long>(record.step),
                 static_cast<long long>(lastStep), record.loss,
                 throughput.unit.c_str(), rate);
-  return text;
+  std::string out = text;
+  if (record.evalLoss) {
+    std::snprintf(text, sizeof(text), "  eval_loss %.6f", *record.evalLoss);
+    out += text;
+  }
+  return out;
 }
 
 void Progress::step(const StepRecord &record) {
@@ -88,7 +93,8 @@ void Progress::step(const StepRecord &record) {
     return;
   }
   auto now = std::chrono::steady_clock::now();
-  bool last = record.step == lastStep;
+  // A step that evaluated is always drawn.
+  bool last = record.step == lastStep || record.evalLoss;
   if (!last && pending && now - lastDraw < std::chrono::milliseconds(100))
     return;
   std::printf("\r%-72s", line(record).c_str());
@@ -155,6 +161,10 @@ void StepLog::write(const StepRecord &record) {
   object["exposed_comm_ms"] = exposedMs;
   object["rank_ms"] = rankMs;
   object["rank_exposed_comm_ms"] = rankExposedMs;
+  if (record.evalLoss) {
+    object["eval_loss"] = number(*record.evalLoss);
+    object["eval_ms"] = record.evalSeconds * 1e3;
+  }
   file.write(object.dump());
 }
 
@@ -210,6 +220,8 @@ std::string zshard::run::summaryJson(const RunSummary &summary) {
       {"rank_peak_bytes", rankPeaks},
       {"rank_exposed_comm_s", rankExposed},
       {"rank_exposed_comm_fraction", rankExposedFraction}};
+  if (summary.finalEvalLoss)
+    object["final_eval_loss"] = number(*summary.finalEvalLoss);
   if (summary.lr) {
     object["lr"] = *summary.lr;
     object["lr_source"] = summary.lrSource;

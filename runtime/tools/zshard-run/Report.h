@@ -40,6 +40,10 @@ struct StepRecord {
   /// in collectives (exposed communication), by rank.
   std::vector<double> rankSeconds;
   std::vector<double> rankExposedSeconds;
+  /// After a step that evaluated (--eval-data, Eval.h): the eval loss and
+  /// the eval's time (of this process's rank 0).
+  std::optional<double> evalLoss;
+  double evalSeconds = 0;
 };
 
 /// Peak memory of one rank: per category, and of the total.
@@ -54,6 +58,8 @@ struct RunSummary {
   int64_t firstStep = 0;
   int64_t lastStep = 0;
   std::optional<double> finalLoss;
+  /// The eval loss of the last eval, if any ran.
+  std::optional<double> finalEvalLoss;
   double stepSeconds = 0; ///< Sum over steps (of the slowest rank's time).
   /// Sum over ranks and steps of each rank's own step time.
   double rankStepSeconds = 0;
@@ -128,6 +134,7 @@ private:
 /// --log-json: one JSON object per line, {"step":3,"loss":2.71,"lr":0.001,
 /// "ms":1.2,"tokens_per_s":1.2e5,"exposed_comm_ms":0.4,"rank_ms":[..],
 /// "rank_exposed_comm_ms":[..]} ("lr" only for a step with the hyper lr;
+/// "eval_loss" and "eval_ms" only after a step that evaluated;
 /// the rate is the run's Throughput: tokens_per_s, samples_per_s or
 /// steps_per_s, of the global batch over the slowest rank's step time).
 class StepLog {
@@ -149,7 +156,8 @@ private:
 /// <category>:..,"total":..},...],"rank_exposed_comm_s":[..],
 /// "rank_exposed_comm_fraction":[..],"lr":..,"lr_source":"--lr"|"artifact"|
 /// "default"}; peak_bytes is the largest of the ranks' peaks; lr and
-/// lr_source only for a step with the hyper lr.
+/// lr_source only for a step with the hyper lr; "final_eval_loss" (before
+/// "lr") only for a run that evaluated.
 std::string summaryJson(const RunSummary &summary);
 
 } // namespace zshard::run

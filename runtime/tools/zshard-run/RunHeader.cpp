@@ -86,6 +86,15 @@ std::string zshard::run::runHeader(const Manifest &manifest,
     if (lr.schedule.varies())
       lrText += ", " + lr.schedule.describe();
   }
+  // --eval-data (Eval.h).
+  if (!options.evalData.empty())
+    data += "; eval: " + options.evalData + ", " +
+            std::to_string(options.evalSteps) +
+            (options.evalSteps == 1 ? " batch" : " batches") +
+            (options.evalEvery
+                 ? " every " + std::to_string(options.evalEvery) + " steps and"
+                 : "") +
+            " after the last step";
   return "zshard-run: " + manifest.dir + ": " + describeState(manifest) + grid +
          "; data: " + data + lrText + "; steps " + std::to_string(firstStep) +
          ".." + std::to_string(lastStep);

@@ -37,6 +37,13 @@ inline constexpr const char *kFileName = "manifest.json";
 inline constexpr const char *kDefaultLibrary = "step.so";
 inline constexpr const char *kDefaultEntry = "zshard_step";
 
+/// The library of the forward-only eval entry (zshard-compile --eval) and
+/// its entry symbol. Every entry `E` comes with `const char *E_signature()`.
+inline constexpr const char *kDefaultEvalLibrary = "eval.so";
+inline constexpr const char *kDefaultEvalEntry = "zshard_eval";
+/// The suffix of an entry's signature function.
+inline constexpr const char *kSignatureSuffix = "_signature";
+
 /// Top-level fields.
 inline constexpr const char *kFormat = "format";
 inline constexpr const char *kVersionKey = "version";
@@ -53,6 +60,14 @@ inline constexpr const char *kUnits = "units";
 /// step's SM architecture.
 inline constexpr const char *kTarget = "target";
 inline constexpr const char *kChip = "chip";
+
+/// The optional eval entry: an object with `library`, `entry`, `signature`
+/// (of the arguments, then the loss alone) and `peak_bytes` (its static
+/// per-rank memory plan's peak: the runtime-held arguments and loss plus
+/// what the eval entry allocates). It takes the step's argument buffers,
+/// then one buffer for the loss.
+inline constexpr const char *kEval = "eval";
+inline constexpr const char *kPeakBytes = "peak_bytes";
 
 /// Fields of an argument or a result; several are shared with units and
 /// the grid (`name`, `shape`, `dtype`).

@@ -1,0 +1,109 @@
+//===- CompileEval.cpp - the eval entry of an artifact --------------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CompileEval.h"
+
+#include "zshard/Analysis/MemoryPlan.h"
+#include "zshard/Analysis/StepContract.h"
+#include "zshard/Pipelines/Pipelines.h"
+#include "zshard/Target/Artifact.h"
+#include "zshard/Transforms/Passes.h"
+#include "zshard/abi/ManifestSchema.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using namespace mlir::zshard;
+using namespace zshard_compile;
+namespace key = ::zshard_abi::manifest;
+
+LogicalResult zshard_compile::compileEval(ModuleOp module,
+                                          const CompileOptions &opts,
+                                          StringRef input, bool planOnly,
+                                          StringRef dir,
+                                          llvm::json::Object &manifest) {
+  MLIRContext *context = module.getContext();
+  auto fail = [](const Twine &message) {
+    printError(message);
+    return failure();
+  };
+  PassManager extract(context);
+  extract.addPass(createExtractEval());
+  if (failed(extract.run(module)))
+    return fail("deriving the eval entry of " + input + " failed");
+  StepContract contract(module);
+  if (failed(contract.run()))
+    return fail("cannot read the eval step of " + input);
+  std::string stepName = contract.getStep().getSymName().str();
+  // The step's argument buffers, then the loss.
+  unsigned numBuffers = contract.getArguments().size() + 1;
+  std::string signature = getSignatureHash(contract);
+
+  PassManager lower(context);
+  if (opts.timing)
+    lower.enableTiming();
+  LowerToLLVMOptions lowerOptions;
+  lowerOptions.fuseElementwise = opts.fuse;
+  lowerOptions.runtimeMatmul = opts.runtimeMatmul;
+  buildBufferizeStepPipeline(lower, lowerOptions);
+  if (failed(lower.run(module)))
+    return fail("lowering the eval entry of " + input + " failed");
+  auto step = module.lookupSymbol<func::FuncOp>(stepName);
+  if (!step)
+    return fail("lowering the eval entry of " + input + " lost " + stepName);
+  MemoryPlan plan(step);
+  if (failed(plan.run()))
+    return fail("cannot plan the memory of the eval entry of " + input);
+  addRuntimeHeldBuffers(plan, contract, step);
+  if (opts.memoryReport || planOnly)
+    llvm::outs() << "memory plan per rank of the eval entry of " << input
+                 << ":\n"
+                 << formatMemoryTable(plan);
+  if (planOnly)
+    return success();
+
+  PassManager toLLVM(context);
+  if (opts.timing)
+    toLLVM.enableTiming();
+  if (opts.target == Target::CUDA) {
+    CUDATargetOptions cuda;
+    cuda.chip = opts.cudaChip;
+    cuda.toolkit = findCUDAToolkit();
+    cuda.format = opts.cudaFormat == "auto"
+                      ? getBestCUDABinaryFormat(cuda.toolkit)
+                      : opts.cudaFormat;
+    buildBufferizedStepToCUDAPipeline(toLLVM, cuda);
+  } else {
+    buildBufferizedStepToLLVMPipeline(toLLVM);
+  }
+  if (failed(toLLVM.run(module)))
+    return fail("lowering the eval entry of " + input + " failed");
+
+  SharedObjectOptions soOptions;
+  soOptions.optLevel = opts.optLevel;
+  soOptions.cpu = opts.cpu;
+  soOptions.entry = key::kDefaultEvalEntry;
+  SmallString<128> objectPath(dir);
+  llvm::sys::path::append(objectPath, "eval.o");
+  if (failed(emitObjectFile(module, stepName, numBuffers, signature, objectPath,
+                            soOptions)))
+    return fail("code generation of the eval entry failed");
+  SmallString<128> soPath(dir);
+  llvm::sys::path::append(soPath, key::kDefaultEvalLibrary);
+  std::string error;
+  LogicalResult linked = linkSharedObject(objectPath, soPath, error);
+  llvm::sys::fs::remove(objectPath);
+  if (failed(linked))
+    return fail(error);
+  manifest[key::kEval] =
+      llvm::json::Object{{key::kLibrary, key::kDefaultEvalLibrary},
+                         {key::kEntry, key::kDefaultEvalEntry},
+                         {key::kSignature, signature},
+                         {key::kPeakBytes, plan.getPeakTotal()}};
+  return success();
+}
