@@ -63,6 +63,8 @@ struct CompileOptions {
   std::string costDevice;
   std::string costLink;
   std::optional<ShardingRequest> sharding;
+  /// --microbatches: gradient accumulation (also in `sharding`'s options).
+  int64_t microbatches = 1;
   /// --mlir-print-op-on-diagnostic was given.
   bool printOpOnDiagnostic = false;
 };
