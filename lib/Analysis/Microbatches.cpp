@@ -54,17 +54,27 @@ LogicalResult mlir::zshard::verifyMicrobatches(func::FuncOp step) {
       count = *value;
     }
   }
+  // Without the step's count, one error for all tagged ops.
+  if (!step->hasAttr(contract::kMicrobatches)) {
+    Operation *first = nullptr;
+    unsigned tagged = 0;
+    for (Operation &op : step.front())
+      if (op.hasAttr(contract::kMicrobatch) && !tagged++)
+        first = &op;
+    if (!first)
+      return success(ok);
+    emitError(getReportLoc(first))
+        << "op '" << first->getName() << "' (and " << tagged - 1
+        << " other ops) has " << contract::kMicrobatch
+        << " but the step has no " << contract::kMicrobatches;
+    return failure();
+  }
   for (Operation &op : step.front()) {
     Attribute attr = op.getAttr(contract::kMicrobatch);
     if (!attr)
       continue;
     std::optional<int64_t> value = getI64(attr);
-    if (!step->hasAttr(contract::kMicrobatches)) {
-      emitError(getReportLoc(&op))
-          << "op '" << op.getName() << "' has " << contract::kMicrobatch
-          << " but the step has no " << contract::kMicrobatches;
-      ok = false;
-    } else if (ok && (!value || *value < 0 || *value >= count)) {
+    if (ok && (!value || *value < 0 || *value >= count)) {
       emitError(getReportLoc(&op))
           << contract::kMicrobatch << " of op '" << op.getName()
           << "' must be an i64 in [0, " << count << "), got " << attr;
