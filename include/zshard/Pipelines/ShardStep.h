@@ -7,7 +7,8 @@
 /// \file
 /// The passes between an unsharded training step and its sharded, scheduled
 /// form, written once in the order they must run: checkpointing
-/// (zshard-remat, on the unsharded step), units (zshard-form-units),
+/// (zshard-remat, on the unsharded step), gradient accumulation
+/// (zshard-accumulate, still unsharded), units (zshard-form-units),
 /// sharding (zshard-shard), the schedule (zshard-async, zshard-prefetch)
 /// and offloading (zshard-offload). `zshard-compile --strategy`,
 /// `zshard-compile --auto` and the `zshard-shard-step` pipeline of
