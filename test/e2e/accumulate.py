@@ -8,9 +8,9 @@ whole batch of N*K*B unsharded. Both start from the same parameters and
 train --steps steps on the same batches (the accumulating step takes K*B
 rows per rank and splits them into microbatches of B itself). Checks:
 
-* the losses agree to 1e-5 relative, and so does every element of both
-  AdamW moments (relative to the tensor's largest moment; 2e-5 for
-  exp_avg_sq, which squares the gradient's relative error); the parameters
+* the losses agree to 1e-5 relative, and every element of both AdamW
+  moments to 1e-4 of the tensor's largest moment (exp_avg_sq at twice
+  that, as it squares the gradient's relative error); the parameters
   are compared through the float32 budget instead (both runs against one
   float64 run, float32_budget.py), since AdamW turns rounding noise in a
   vanishing gradient into a step of up to lr either way (docs/testing.md);
@@ -42,8 +42,14 @@ from e2e_common import paths, run  # noqa: E402
 from float32_budget import judge_runs, read_losses  # noqa: E402
 
 LAYERS, D, HEADS, VOCAB, SEQ = 2, 32, 4, 32, 16
-#: Losses and moments of the two runs agree to this, relative.
+#: Losses of the two runs agree to this, relative.
 REL = 1e-5
+#: Moments agree to this, relative to the tensor's largest element: the two
+#: runs add the gradient up in different orders (a mean of K means against
+#: one mean, 1/3 not exact in float32), about 1e-5 of the largest gradient
+#: (e.g. 1.3e-5 for 3 microbatches on 3 ranks), well inside the float32
+#: budget's 2^-12 (docs/testing.md).
+MOMENT_REL = 1e-4
 
 
 def collective_bytes(trace_path, rank=0):
@@ -77,6 +83,8 @@ def main():
     p.add_argument("--microbatch-gathers", default=None)
     p.add_argument("--steps", type=int, default=4)
     p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--remat", default=None,
+                   help="also checkpoint (zshard-compile --remat), before accumulating")
     p.add_argument("--check-bytes", action="store_true")
     args = p.parse_args()
     tool, w = paths(args)
@@ -88,6 +96,8 @@ def main():
         sharding = ["--strategy", args.strategy, "--ranks", str(n)]
     elif n != 1:
         sys.exit("--ranks needs --strategy")
+    if args.remat:
+        sharding += ["--remat", args.remat]
     gathers = []
     if args.microbatch_gathers:
         gathers = ["--microbatch-gathers", args.microbatch_gathers]
@@ -141,7 +151,7 @@ def main():
         err = float(np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30))
         err /= 2.0 if name.endswith("exp_avg_sq") else 1.0
         moment_err = max(moment_err, err)
-        if err > REL:
+        if err > MOMENT_REL:
             failures.append(f"'{name}' differs by {err:.3g} of its largest element")
 
     cfg = GptConfig(layers=LAYERS, d_model=D, heads=HEADS, vocab=VOCAB, seq=SEQ, tied=False)
