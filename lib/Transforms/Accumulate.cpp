@@ -136,7 +136,8 @@ void AccumulatePass::runOnOperation() {
   for (const StepArgument *param : contract.getArguments(ArgRole::Param))
     roots.insert(AdamWOp(optimizer.lookup(param->index)->op).getGrad());
   for (Value root : roots)
-    if (!isa<FloatType>(cast<RankedTensorType>(root.getType()).getElementType()))
+    if (!isa<FloatType>(
+            cast<RankedTensorType>(root.getType()).getElementType()))
       return fail(getReportLoc(step),
                   "the loss and the gradients must be floating point");
 
@@ -205,13 +206,13 @@ void AccumulatePass::runOnOperation() {
       ArrayRef<int64_t> rows = batch->type.getShape();
       SmallVector<OpFoldResult> offsets(rows.size(), builder.getIndexAttr(0));
       offsets[0] = builder.getIndexAttr(i * rows[0]);
-      SmallVector<OpFoldResult> sizes, strides(rows.size(),
-                                               builder.getIndexAttr(1));
+      SmallVector<OpFoldResult> sizes,
+          strides(rows.size(), builder.getIndexAttr(1));
       for (int64_t extent : rows)
         sizes.push_back(builder.getIndexAttr(extent));
       Value arg = block.getArgument(batch->index);
-      auto slice = tensor::ExtractSliceOp::create(
-          builder, rootLoc, batch->type, arg, offsets, sizes, strides);
+      auto slice = tensor::ExtractSliceOp::create(builder, rootLoc, batch->type,
+                                                  arg, offsets, sizes, strides);
       tag(slice, i);
       mapping.map(arg, slice.getResult());
     }
@@ -228,10 +229,9 @@ void AccumulatePass::runOnOperation() {
           sums[result] = value;
           continue;
         }
-        sums[result] =
-            addInto(builder, op->getLoc(), sums[result], value,
-                    last ? std::optional<double>(1.0 / double(count))
-                         : std::nullopt);
+        sums[result] = addInto(builder, op->getLoc(), sums[result], value,
+                               last ? std::optional<double>(1.0 / double(count))
+                                    : std::nullopt);
         tag(sums[result].getDefiningOp(), i);
         numAccumulated += last;
       }
@@ -242,8 +242,8 @@ void AccumulatePass::runOnOperation() {
   for (Operation *op : llvm::reverse(ordered))
     op->erase();
 
-  step.setFunctionType(FunctionType::get(ctx, block.getArgumentTypes(),
-                                         step.getResultTypes()));
+  step.setFunctionType(
+      FunctionType::get(ctx, block.getArgumentTypes(), step.getResultTypes()));
   step->setAttr(contract::kMicrobatches,
                 IntegerAttr::get(IntegerType::get(ctx, 64), count));
 }

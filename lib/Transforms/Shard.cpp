@@ -281,8 +281,7 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
   }
   auto gather = [&](Phase phase, bool alsoBackward,
                     std::optional<int64_t> group) {
-    auto [full, last] =
-        gatherFor(plan, paramShard, phase, alsoBackward, group);
+    auto [full, last] = gatherFor(plan, paramShard, phase, alsoBackward, group);
     if (!full)
       return;
     OpBuilder after(last->getBlock(), ++Block::iterator(last));

@@ -1,4 +1,5 @@
-//===- Microbatches.h - the microbatches of an accumulating step -*- C++ -*-===//
+//===- Microbatches.h - the microbatches of an accumulating step -*- C++
+//-*-===//
 //
 // Part of the zshard project.
 //

@@ -171,11 +171,10 @@ struct ShardStepPipelineOptions
       *this, "microbatch-gathers",
       llvm::cl::desc("Accumulating: gather per microbatch or once"),
       llvm::cl::init(MicrobatchGathers::Regather),
-      llvm::cl::values(
-          clEnumValN(MicrobatchGathers::Regather, "regather",
-                     "gather in every microbatch"),
-          clEnumValN(MicrobatchGathers::Keep, "keep",
-                     "gather once for all microbatches"))};
+      llvm::cl::values(clEnumValN(MicrobatchGathers::Regather, "regather",
+                                  "gather in every microbatch"),
+                       clEnumValN(MicrobatchGathers::Keep, "keep",
+                                  "gather once for all microbatches"))};
 
   /// These options as ShardStepOptions.
   ShardStepOptions getOptions() const;
