@@ -10,6 +10,12 @@
 // RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
 // RUN:   | zshard-opt --zshard-accumulate=microbatches=3 --zshard-form-units="pattern=fc.<i> ranks=2 strategy=no_shard" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=DDP
+// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
+// RUN:   | zshard-opt --zshard-shard-step="strategy=full_shard ranks=2 pattern=fc.<i> microbatches=2 schedule=false" \
+// RUN:   | FileCheck %s --check-prefix=PIPE
+// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
+// RUN:   | zshard-opt --zshard-shard-step="strategy=full_shard ranks=2 pattern=fc.<i> microbatches=2 microbatch-gathers=keep schedule=false" \
+// RUN:   | FileCheck %s --check-prefix=PIPEKEEP
 // RUN: zshard-gen mlp --widths 4,6,3 --batch 2 | zshard-opt --zshard-accumulate=microbatches=1 \
 // RUN:   | FileCheck %s --check-prefix=ONE
 
@@ -103,3 +109,12 @@
 // Tests that one microbatch leaves the step as it is.
 // ONE:     tensor<2x4xf32> {zshard.name = "x", zshard.role = "batch"}
 // ONE-NOT: zshard.microbatch
+
+// Tests the zshard-shard-step pipeline's options: accumulation, then the
+// six gathers of regathering or the two of keeping.
+// PIPE:          zshard.microbatches = 2 : i64
+// PIPE-COUNT-6:  zshard.all_gather
+// PIPE-NOT:      zshard.all_gather
+// PIPEKEEP:      zshard.microbatches = 2 : i64
+// PIPEKEEP-COUNT-2: zshard.all_gather
+// PIPEKEEP-NOT:  zshard.all_gather
