@@ -49,23 +49,34 @@ static void buildCandidatePipeline(OpPassManager &pm,
   sharding.strategy = candidate.strategy;
   sharding.remat = candidate.remat ? "all" : "none";
   sharding.offload = candidate.offload;
+  sharding.microbatchGathers = candidate.keepGathered
+                                   ? MicrobatchGathers::Keep
+                                   : MicrobatchGathers::Regather;
   buildShardStepPipeline(pm, sharding);
 }
 
 FailureOr<AutoCandidate> mlir::zshard::autoShard(ModuleOp module,
                                                  const AutoShardOptions &options,
                                                  llvm::raw_ostream &os) {
+  // With microbatches, full_shard may keep its gathers through all of
+  // them (shard_grad_op keeping them would be the same program).
+  bool accumulating = options.sharding.microbatches > 1;
   SmallVector<AutoCandidate> candidates;
   for (ShardingStrategy strategy :
        {ShardingStrategy::NoShard, ShardingStrategy::ShardGradOp,
         ShardingStrategy::FullShard})
-    for (bool remat : {false, true})
-      candidates.push_back({strategy, remat});
+    for (bool keep : {false, true})
+      for (bool remat : {false, true})
+        if (!keep || (accumulating && strategy == ShardingStrategy::FullShard))
+          candidates.push_back({strategy, remat, /*offload=*/false, keep});
 
-  os << llvm::formatv("auto: {0} ranks, {1} per rank, {2} over {3}\n",
+  os << llvm::formatv("auto: {0} ranks, {1} per rank, {2} over {3}",
                       options.sharding.ranks,
                       formatBytes(options.memoryPerRank), options.device.name,
                       options.link.name);
+  if (accumulating)
+    os << llvm::formatv(", {0} microbatches", options.sharding.microbatches);
+  os << "\n";
   os << llvm::formatv("{0,-28} {1,14} {2,12} {3,12}  {4}\n", "candidate",
                       "peak/rank", "step (ms)", "exposed (ms)", "verdict");
   for (AutoCandidate &candidate : candidates) {

@@ -47,6 +47,11 @@ void zshard::buildShardStepPipeline(OpPassManager &pm,
     remat.pattern = StringRef(options.pattern).split(',').first.trim().str();
     pm.addPass(createRemat(remat));
   }
+  if (options.microbatches != 1) {
+    AccumulateOptions accumulate;
+    accumulate.microbatches = options.microbatches;
+    pm.addPass(createAccumulate(accumulate));
+  }
   FormUnitsOptions units;
   units.policy =
       options.wrap == WrapPolicy::Transformer ? "transformer" : "size";
@@ -56,7 +61,9 @@ void zshard::buildShardStepPipeline(OpPassManager &pm,
   units.replicas = options.replicas;
   units.strategy = getStrategyName(options.strategy).str();
   pm.addPass(createFormUnits(units));
-  pm.addPass(createShard());
+  ShardOptions shard;
+  shard.microbatchGathers = options.microbatchGathers;
+  pm.addPass(createShard(shard));
   if (options.schedule) {
     pm.addPass(createAsync());
     PrefetchOptions prefetch;
@@ -85,6 +92,8 @@ ShardStepOptions ShardStepPipelineOptions::getOptions() const {
   options.maxInflight = maxInflight;
   options.bucketBytes = bucketBytes;
   options.offload = offload;
+  options.microbatches = microbatches;
+  options.microbatchGathers = microbatchGathers;
   return options;
 }
 

@@ -10,6 +10,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/Microbatches.h"
 #include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/PhaseAnalysis.h"
 #include "zshard/Analysis/StepContract.h"
@@ -146,6 +147,11 @@ void RematPass::runOnOperation() {
     return signalPassFailure();
   func::FuncOp step = contract.getStep();
   Block &body = step.front();
+  if (policy != "none" && getNumMicrobatches(step) > 1)
+    return fail("the step accumulates " + Twine(getNumMicrobatches(step)) +
+                " microbatches; checkpoint it before zshard-accumulate, so "
+                "that each microbatch recomputes its blocks in its own "
+                "backward");
   PhaseAnalysis phaseAnalysis(step);
   if (failed(phaseAnalysis.run()))
     return fail("cannot derive the phases of the step");

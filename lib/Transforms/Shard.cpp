@@ -11,6 +11,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/Microbatches.h"
 #include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/OptimizerAnalysis.h"
 #include "zshard/Analysis/PhaseAnalysis.h"
@@ -38,15 +39,18 @@ using namespace mlir::zshard;
 namespace {
 
 struct ShardPass : public mlir::zshard::impl::ShardBase<ShardPass> {
+  using ShardBase::ShardBase;
   void runOnOperation() override;
 
   LogicalResult planUnit(UnitPlan &plan);
   /// Replaces the uses of the members by top-level ops of `phase` with
   /// slices of a gather placed before the first such op. Returns the gather
   /// and the last op using it, or {null, null} when no op of that phase uses
-  /// the unit.
-  std::pair<Value, Operation *> gatherFor(UnitPlan &plan, Value shard,
-                                          Phase phase, bool alsoBackward);
+  /// the unit. With `microbatch`, only ops of that microbatch count (-1: ops
+  /// of none).
+  std::pair<Value, Operation *>
+  gatherFor(UnitPlan &plan, Value shard, Phase phase, bool alsoBackward,
+            std::optional<int64_t> microbatch = std::nullopt);
   /// Packs the members' gradients into one flat buffer, after the last of
   /// them.
   Value packGradients(UnitPlan &plan, OpBuilder &builder);
@@ -124,14 +128,16 @@ LogicalResult ShardPass::planUnit(UnitPlan &plan) {
   return success();
 }
 
-std::pair<Value, Operation *> ShardPass::gatherFor(UnitPlan &plan, Value shard,
-                                                   Phase phase,
-                                                   bool alsoBackward) {
+std::pair<Value, Operation *>
+ShardPass::gatherFor(UnitPlan &plan, Value shard, Phase phase,
+                     bool alsoBackward, std::optional<int64_t> microbatch) {
   Block &block = body(step);
   SmallVector<Operation *> users;
   for (const Member &m : plan.members)
     for (Operation *user :
          topLevelUsers(block.getArgument(m.argIndex), block)) {
+      if (microbatch && getMicrobatch(user).value_or(-1) != *microbatch)
+        continue;
       std::optional<Phase> p = phases->getPhase(user);
       if (p == phase || (alsoBackward && p == Phase::Backward))
         users.push_back(user);
@@ -258,24 +264,35 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
   }
   deadArgs.resize(step.getNumArguments());
 
-  // Gathers and releases.
+  // Gathers and releases: for a step accumulating microbatches, in each
+  // microbatch (then for the ops of none), or once kept through all of them.
   bool reshard =
       strategy == Strategy::FullShard || strategy == Strategy::HybridShard;
-  auto [forward, lastForward] =
-      paramsSharded ? gatherFor(plan, paramShard, Phase::Forward, !reshard)
-                    : std::pair<Value, Operation *>();
-  if (forward) {
-    OpBuilder after(lastForward->getBlock(), ++Block::iterator(lastForward));
-    ReleaseOp::create(after, loc, forward);
-  }
-  if (paramsSharded && reshard) {
-    auto [backward, lastBackward] =
-        gatherFor(plan, paramShard, Phase::Backward, false);
-    if (backward) {
-      OpBuilder after(lastBackward->getBlock(),
-                      ++Block::iterator(lastBackward));
-      ReleaseOp::create(after, loc, backward);
+  SmallVector<std::optional<int64_t>> groups = {std::nullopt};
+  if (int64_t count = getNumMicrobatches(step); count > 1) {
+    if (microbatchGathers == MicrobatchGathers::Keep) {
+      reshard = false;
+    } else {
+      groups.clear();
+      for (int64_t i = 0; i < count; ++i)
+        groups.push_back(i);
+      groups.push_back(-1);
     }
+  }
+  auto gather = [&](Phase phase, bool alsoBackward,
+                    std::optional<int64_t> group) {
+    auto [full, last] = gatherFor(plan, paramShard, phase, alsoBackward, group);
+    if (!full)
+      return;
+    OpBuilder after(last->getBlock(), ++Block::iterator(last));
+    ReleaseOp::create(after, loc, full);
+  };
+  for (std::optional<int64_t> group : groups) {
+    if (!paramsSharded)
+      break;
+    gather(Phase::Forward, !reshard, group);
+    if (reshard)
+      gather(Phase::Backward, false, group);
   }
 
   // Gradients: one flat buffer, reduce-scattered.

@@ -11,6 +11,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/Microbatches.h"
 #include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/PhaseAnalysis.h"
 #include "zshard/Analysis/StepContract.h"
@@ -67,6 +68,8 @@ LogicalResult VerifyContractPass::verifyBody(func::FuncOp step) {
   // A step that lost its module paths lost them all (printed without debug
   // info): one error says so, not one per op.
   if (failed(verifyModulePaths(step)))
+    ok = false;
+  if (failed(verifyMicrobatches(step)))
     ok = false;
   for (Operation &op : step.front()) {
     ++numOps;

@@ -134,6 +134,21 @@ cl::opt<std::string>
                 cl::desc("--auto: module paths of units and checkpointed "
                          "blocks (as --wrap transformer=PATTERN)"),
                 cl::value_desc("PATTERN"), cl::cat(shardCategory));
+cl::opt<int64_t> microbatches(
+    "microbatches",
+    cl::desc("Gradient accumulation: the step takes K times its batch, runs "
+             "forward and backward per microbatch of the batch it was "
+             "written for and updates once (default 1)"),
+    cl::value_desc("K"), cl::init(1), cl::cat(shardCategory));
+cl::opt<MicrobatchGathers> microbatchGathers(
+    "microbatch-gathers",
+    cl::desc("--strategy with --microbatches: gather parameters in every "
+             "microbatch (default) or once for all of them"),
+    cl::values(clEnumValN(MicrobatchGathers::Regather, "regather",
+                          "gather in every microbatch (FSDP's no_sync)"),
+               clEnumValN(MicrobatchGathers::Keep, "keep",
+                          "gather once, keep through all microbatches")),
+    cl::cat(shardCategory));
 
 cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level, 0 to 3"),
                            cl::Prefix, cl::init(3), cl::cat(codegenCategory));
@@ -328,6 +343,36 @@ bool readWrap(ShardingRequest &request) {
   return false;
 }
 
+/// Checks --microbatches and --microbatch-gathers and writes them into
+/// `request`, if sharding was asked for.
+bool readMicrobatches(std::optional<ShardingRequest> &request) {
+  if (microbatches < 1) {
+    printError("--microbatches must be at least 1, got " + Twine(microbatches));
+    return false;
+  }
+  if (microbatchGathers.getNumOccurrences()) {
+    if (autoShard) {
+      printError("--auto chooses the microbatch gathers: give --auto or "
+                 "--microbatch-gathers, not both");
+      return false;
+    }
+    if (!request) {
+      printError("--microbatch-gathers needs --strategy: it places the "
+                 "gathers of a sharded step");
+      return false;
+    }
+    if (microbatches < 2) {
+      printError("--microbatch-gathers needs --microbatches K with K > 1");
+      return false;
+    }
+  }
+  if (request) {
+    request->options.microbatches = microbatches;
+    request->options.microbatchGathers = microbatchGathers;
+  }
+  return true;
+}
+
 /// Checks the sharding options and builds the request, if one was made.
 bool readSharding(std::optional<ShardingRequest> &result) {
   bool given = strategy.getNumOccurrences() || autoShard;
@@ -504,7 +549,7 @@ std::optional<CompileOptions> zshard_compile::parseCompileOptions(int argc,
   options.costReport = costReport;
   options.costDevice = costDevice;
   options.costLink = costLink;
-  if (!readSharding(options.sharding))
+  if (!readSharding(options.sharding) || !readMicrobatches(options.sharding))
     return std::nullopt;
   options.eval = evalEntry;
   if (options.eval && options.emit != Emit::Artifact &&
@@ -512,6 +557,7 @@ std::optional<CompileOptions> zshard_compile::parseCompileOptions(int argc,
     printError("--eval applies to --emit=artifact and --emit=memory-plan");
     return std::nullopt;
   }
+  options.microbatches = microbatches;
   if (options.emit == Emit::ShardedMLIR && !options.sharding) {
     printError("--emit=sharded-mlir needs --strategy or --auto");
     return std::nullopt;

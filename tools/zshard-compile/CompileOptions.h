@@ -65,6 +65,8 @@ struct CompileOptions {
   std::optional<ShardingRequest> sharding;
   /// --eval: also the forward-only eval entry (eval.so, CompileEval.h).
   bool eval = false;
+  /// --microbatches: gradient accumulation (also in `sharding`'s options).
+  int64_t microbatches = 1;
   /// --mlir-print-op-on-diagnostic was given.
   bool printOpOnDiagnostic = false;
 };

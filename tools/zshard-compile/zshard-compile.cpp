@@ -229,6 +229,13 @@ int main(int argc, char **argv) {
     }
     if (opts.emit == Emit::ShardedMLIR)
       return failed(writeText(textOutput, printWithLocations(*module))) ? 1 : 0;
+  } else if (opts.microbatches > 1) {
+    PassManager accumulate(&context);
+    AccumulateOptions accumulateOptions;
+    accumulateOptions.microbatches = opts.microbatches;
+    accumulate.addPass(createAccumulate(accumulateOptions));
+    if (failed(accumulate.run(*module)))
+      return fail("accumulating microbatches of " + input + " failed");
   }
   StepContract contract(*module);
   if (failed(contract.run()))

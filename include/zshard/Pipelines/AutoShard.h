@@ -44,6 +44,10 @@ struct AutoCandidate {
   bool remat = false;
   /// Optimizer state in the host pool (zshard-offload).
   bool offload = false;
+  /// A step accumulating microbatches: full_shard keeping its gathers
+  /// through all of them (zshard-shard microbatch-gathers=keep) rather than
+  /// gathering in each.
+  bool keepGathered = false;
   int64_t peakBytes = 0;
   /// Optimizer state the runtime holds in device memory at every point of
   /// the step (what offloading it takes off the peak).
@@ -54,15 +58,17 @@ struct AutoCandidate {
   double exposedSeconds = 0;
   bool fits = false;
   std::string name() const {
-    return (getStrategyName(strategy) + (remat ? "+remat" : "") +
-            (offload ? "+offload" : ""))
+    return (getStrategyName(strategy) + (keepGathered ? "+keep" : "") +
+            (remat ? "+remat" : "") + (offload ? "+offload" : ""))
         .str();
   }
 };
 
 /// Evaluates the candidates on copies of `module` (an unsharded step):
 /// no_shard, shard_grad_op and full_shard, each without and with
-/// checkpointing, and, for each of them that does not fit, the same with
+/// checkpointing (when the sharding accumulates microbatches, full_shard
+/// both gathering in every microbatch and keeping its gathers through all
+/// of them, `+keep`), and, for each of them that does not fit, the same with
 /// the optimizer state offloaded to host memory (its device peak less the
 /// state it held, its step longer by moving that state over the host link
 /// twice). Prints a table of them with the reason each won or lost to `os`,

@@ -7,7 +7,8 @@
 /// \file
 /// The passes between an unsharded training step and its sharded, scheduled
 /// form, written once in the order they must run: checkpointing
-/// (zshard-remat, on the unsharded step), units (zshard-form-units),
+/// (zshard-remat, on the unsharded step), gradient accumulation
+/// (zshard-accumulate, still unsharded), units (zshard-form-units),
 /// sharding (zshard-shard), the schedule (zshard-async, zshard-prefetch)
 /// and offloading (zshard-offload). `zshard-compile --strategy`,
 /// `zshard-compile --auto` and the `zshard-shard-step` pipeline of
@@ -17,6 +18,8 @@
 
 #ifndef ZSHARD_PIPELINES_SHARDSTEP_H
 #define ZSHARD_PIPELINES_SHARDSTEP_H
+
+#include "zshard/Analysis/Microbatches.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -82,10 +85,16 @@ struct ShardStepOptions {
   int64_t bucketBytes = 0;
   /// Keep the optimizer state in host memory (zshard-offload).
   bool offload = false;
+  /// Gradient accumulation over this many microbatches (zshard-accumulate,
+  /// after checkpointing); 1: none.
+  int64_t microbatches = 1;
+  /// Where an accumulating step gathers (zshard-shard microbatch-gathers).
+  MicrobatchGathers microbatchGathers = MicrobatchGathers::Regather;
 };
 
 /// Adds the sharding stages for `options` to `pm` (on the module):
-/// zshard-remat (unless the policy is `none`), zshard-form-units,
+/// zshard-remat (unless the policy is `none`), zshard-accumulate (for more
+/// than one microbatch), zshard-form-units,
 /// zshard-shard, zshard-async and zshard-prefetch (when scheduling), and
 /// zshard-offload (when offloading).
 void buildShardStepPipeline(OpPassManager &pm, const ShardStepOptions &options);
@@ -154,6 +163,18 @@ struct ShardStepPipelineOptions
   PassOptions::Option<bool> offload{
       *this, "offload", llvm::cl::desc("Optimizer state in host memory"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> microbatches{
+      *this, "microbatches",
+      llvm::cl::desc("Gradient accumulation over K microbatches"),
+      llvm::cl::init(1)};
+  PassOptions::Option<MicrobatchGathers> microbatchGathers{
+      *this, "microbatch-gathers",
+      llvm::cl::desc("Accumulating: gather per microbatch or once"),
+      llvm::cl::init(MicrobatchGathers::Regather),
+      llvm::cl::values(clEnumValN(MicrobatchGathers::Regather, "regather",
+                                  "gather in every microbatch"),
+                       clEnumValN(MicrobatchGathers::Keep, "keep",
+                                  "gather once for all microbatches"))};
 
   /// These options as ShardStepOptions.
   ShardStepOptions getOptions() const;

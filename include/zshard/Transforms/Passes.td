@@ -126,6 +126,68 @@ def FormUnits : Pass<"zshard-form-units", "::mlir::ModuleOp"> {
   ];
 }
 
+def Accumulate : Pass<"zshard-accumulate", "::mlir::ModuleOp"> {
+  let summary = "Gradient accumulation: forward and backward over K microbatches";
+  let description = [{
+    Turns a training step written for a batch of B into one that takes K
+    microbatches of B, as K*B rows of every batch argument (microbatch i is
+    rows [i*B, (i+1)*B) of the first dimension), runs its forward and
+    backward once per microbatch, and feeds the optimizer the mean of the K
+    gradients (and returns the mean of the K losses): for a loss that is a
+    mean over the batch, one step of K microbatches of B is one step of a
+    batch of K*B. The optimizer, and so every collective sharding adds,
+    runs once per step (FSDP's `no_sync`).
+
+    The ops the loss and the gradients (the `grad` of each `zshard.adamw`,
+    OptimizerAnalysis) depend on are copied K times, unrolled in block
+    order, each copy reading its slice of the batch and tagged
+    `zshard.microbatch = i`; the loss and each gradient are added up right
+    after each copy makes them (`linalg.generic`s written into the running
+    sum, so one gradient buffer is live between microbatches) and scaled by
+    1/K after the last. The step gets `zshard.microbatches = K`.
+
+    Before (B = 2):
+    ```mlir
+    func.func @train_step(..., %x: tensor<2x4xf32> {zshard.role = "batch"}, ...)
+      %h = linalg.matmul ins(%x, %w ...)    // forward, backward ...
+      %p, %m, %v = zshard.adamw textbook %w, %gw, ...
+    ```
+    After (`microbatches=2`):
+    ```mlir
+    func.func @train_step(..., %x: tensor<4x4xf32> {zshard.role = "batch"}, ...)
+        attributes {zshard.microbatches = 2 : i64, zshard.step}
+      %x0 = tensor.extract_slice %x[0, 0] [2, 4] [1, 1] {zshard.microbatch = 0 : i64}
+      ...                                   // forward, backward of %x0
+      %x1 = tensor.extract_slice %x[2, 0] [2, 4] [1, 1] {zshard.microbatch = 1 : i64}
+      ...                                   // forward, backward of %x1
+      %gw = linalg.generic ... ins(%gw1) outs(%gw0)   // (gw0 + gw1) * 0.5
+      %p, %m, %v = zshard.adamw textbook %w, %gw, ...
+    ```
+
+    Runs on the unsharded step, after `--zshard-remat` (which checkpoints
+    one microbatch's blocks and refuses an accumulating step) and before
+    `--zshard-form-units`; `--zshard-shard` then reduces each unit's
+    accumulated gradients once and places its gathers per microbatch or
+    once for all (`microbatch-gathers`). `microbatches=1` leaves the step
+    as it is. Errors: K < 1, a sharded or already accumulating step, a
+    step without batch arguments or with a scalar one, and a batch argument
+    or a forward/backward value read outside the loss and the gradients.
+  }];
+  let options = [
+    Option<"microbatches", "microbatches", "int64_t", "1",
+           "Microbatches K per step (the step takes K times its batch)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numCloned", "cloned",
+              "Forward and backward ops copied for microbatches 1..K-1">,
+    Statistic<"numAccumulated", "accumulated",
+              "Gradients and losses added up over the microbatches">
+  ];
+}
+
 def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
   let summary = "Shard parameters, gradients and optimizer state by unit";
   let description = [{
@@ -169,7 +231,27 @@ def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
     coefficient, the updates) move after it. For `no_shard` the sums read
     the all-reduced gradient. Any other reader of a gradient is an error
     naming the parameter, since it would see this rank's unreduced gradient.
+
+    A step that accumulates K microbatches (`--zshard-accumulate`) still
+    reduces each unit's accumulated gradients once. Its gathers follow
+    `microbatch-gathers`: `regather` (the default, FSDP's `no_sync`) gathers
+    in every microbatch as a whole step does (full_shard and hybrid_shard
+    for forward and again for backward, shard_grad_op once kept through the
+    microbatch's backward), by the ops' `zshard.microbatch`; `keep` gathers
+    once and keeps the parameters until the last backward use of the last
+    microbatch (K times fewer gathers, every unit whole through the step).
   }];
+  let options = [
+    Option<"microbatchGathers", "microbatch-gathers",
+           "::mlir::zshard::MicrobatchGathers",
+           "::mlir::zshard::MicrobatchGathers::Regather",
+           "Accumulating steps: gather per microbatch or once for all",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::zshard::MicrobatchGathers::Regather,
+                        "regather", "gather in every microbatch"),
+             clEnumValN(::mlir::zshard::MicrobatchGathers::Keep, "keep",
+                        "gather once, keep through all microbatches"))}]>
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::shard::ShardDialect",
