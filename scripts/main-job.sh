@@ -2,7 +2,8 @@
 # The README's main job on a built tree (scripts/run.sh sets up and builds
 # first): tokenize the docs' bytes, generate a 2-layer Llama training step,
 # shard it full_shard over ZSHARD_RANKS (4) rank threads with one unit per
-# decoder layer, compile it, train ZSHARD_STEPS (600) steps on the text, and
+# decoder layer, compile it with an eval entry, train ZSHARD_STEPS (600)
+# steps on the text with the eval loss on held-out text every 100 steps, and
 # print the per-rank memory table and draw the loss curve. The build and work
 # directories are ZSHARD_BUILD_DIR (build/) and ZSHARD_WORK_DIR (build/demo).
 set -euo pipefail
@@ -30,15 +31,16 @@ echo "== zshard-compile: one unit per LlamaDecoderLayer, full_shard over $ranks 
 grep -E "zshard.unit @" "$work/llama.sharded.mlir" | sed 's/ \[$//'
 echo "   $(grep -c 'zshard.all_gather' "$work/llama.sharded.mlir") all-gathers, $(grep -c 'zshard.reduce_scatter' "$work/llama.sharded.mlir") reduce-scatters"
 
-echo "== zshard-compile: the same command to native code, with the static memory plan"
+echo "== zshard-compile: the same command to native code with a forward-only eval entry, and the static memory plans"
 "$bin/zshard-compile" "$work/llama.mlir" --strategy full_shard --ranks "$ranks" \
   --wrap transformer=LlamaDecoderLayer \
-  -o "$work/llama.zsa" --memory-report
+  --eval -o "$work/llama.zsa" --memory-report
 
-echo "== zshard-run: $ranks ranks train $steps steps on the docs' bytes (cosine lr after 20 warmup steps)"
+echo "== zshard-run: $ranks ranks train $steps steps on the docs' bytes (cosine lr after 20 warmup steps), eval loss on held-out bytes every 100 steps"
 "$bin/zshard-run" "$work/llama.zsa" --ranks "$ranks" --steps "$steps" \
   --data "$work/train.bin" --lr 3e-3 --warmup-steps 20 --lr-decay cosine --decay-steps "$steps" \
-  --min-lr 3e-4 --log-json "$work/run.jsonl" \
+  --min-lr 3e-4 --eval-data "$work/val.bin" --eval-every 100 --eval-steps 8 \
+  --log-json "$work/run.jsonl" \
   --save-full "$work/llama.safetensors" | tee "$work/run.log"
 
 echo "== per-rank peak memory by category (bytes), as measured (compare the plan above)"

@@ -10,7 +10,9 @@ measured total peak of every rank within 1% of the plan's), the mean loss of
 the last 10 steps is at least --margin nats below the entropy of the
 training bytes' frequencies (3.44 nats: what a model that learned only how
 often each byte occurs would reach; measured with 200 steps: 5.50 at step 1,
-2.81 over the last 10), and the loss plot is written.
+2.81 over the last 10), the eval loss on the held-out bytes is logged every
+100 steps and at the end and is --margin below that entropy too, and the
+loss plot is written.
 """
 
 import argparse
@@ -74,14 +76,27 @@ def main():
     if not last <= unigram - args.margin:
         sys.exit(f"FAIL: loss {losses[0]:.3f} at step 1, {last:.3f} over the last 10 steps: not "
                  f"{args.margin} below the byte-frequency entropy {unigram:.3f}")
+    evals = {}
+    with open(os.path.join(args.work, "run.jsonl")) as f:
+        for line in f:
+            record = json.loads(line)
+            if "eval_loss" in record:
+                evals[record["step"]] = record["eval_loss"]
+    want = sorted(set(range(100, args.steps + 1, 100)) | {args.steps})
+    if sorted(evals) != want:
+        sys.exit(f"FAIL: eval losses at steps {sorted(evals)}, expected {want}")
+    if not evals[args.steps] <= unigram - args.margin:
+        sys.exit(f"FAIL: the held-out eval loss {evals[args.steps]:.3f} is not {args.margin} "
+                 f"below the byte-frequency entropy {unigram:.3f}")
     png = os.path.join(args.work, "loss.png")
     if not os.path.getsize(png) > 1000:
         sys.exit("FAIL: no loss plot")
     print(json.dumps({"steps": args.steps, "first_loss": losses[0], "last10_mean": last,
-                      "byte_entropy": unigram,
+                      "byte_entropy": unigram, "eval_losses": evals,
                       "planned_peak": planned,
                       "measured_peaks": [p["total"] for p in summary["rank_peak_bytes"]]}))
-    print(f"OK: main job: loss {losses[0]:.3f} -> {last:.3f} in {args.steps} steps, "
+    print(f"OK: main job: loss {losses[0]:.3f} -> {last:.3f} in {args.steps} steps "
+          f"(held-out {evals[args.steps]:.3f}), "
           f"units {', '.join(units)}, peaks as planned")
 
 
