@@ -70,17 +70,7 @@ LogicalResult zshard_compile::compileEval(ModuleOp module,
   PassManager toLLVM(context);
   if (opts.timing)
     toLLVM.enableTiming();
-  if (opts.target == Target::CUDA) {
-    CUDATargetOptions cuda;
-    cuda.chip = opts.cudaChip;
-    cuda.toolkit = findCUDAToolkit();
-    cuda.format = opts.cudaFormat == "auto"
-                      ? getBestCUDABinaryFormat(cuda.toolkit)
-                      : opts.cudaFormat;
-    buildBufferizedStepToCUDAPipeline(toLLVM, cuda);
-  } else {
-    buildBufferizedStepToLLVMPipeline(toLLVM);
-  }
+  buildTargetPipeline(toLLVM, opts);
   if (failed(toLLVM.run(module)))
     return fail("lowering the eval entry of " + input + " failed");
 

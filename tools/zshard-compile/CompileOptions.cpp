@@ -7,6 +7,7 @@
 #include "CompileOptions.h"
 
 #include "zshard/Pipelines/AutoShard.h"
+#include "zshard/Pipelines/Pipelines.h"
 #include "zshard/Target/Artifact.h"
 
 #include "mlir/IR/AsmState.h"
@@ -476,6 +477,21 @@ bool readSharding(std::optional<ShardingRequest> &result) {
 
 void zshard_compile::printError(const Twine &message) {
   llvm::errs() << "zshard-compile: error: " << message << "\n";
+}
+
+void zshard_compile::buildTargetPipeline(OpPassManager &pm,
+                                         const CompileOptions &options) {
+  if (options.target != Target::CUDA) {
+    buildBufferizedStepToLLVMPipeline(pm);
+    return;
+  }
+  CUDATargetOptions cuda;
+  cuda.chip = options.cudaChip;
+  cuda.toolkit = findCUDAToolkit();
+  cuda.format = options.cudaFormat == "auto"
+                    ? getBestCUDABinaryFormat(cuda.toolkit)
+                    : options.cudaFormat;
+  buildBufferizedStepToCUDAPipeline(pm, cuda);
 }
 
 bool zshard_compile::lookupCostPresets(const CompileOptions &options,

@@ -18,6 +18,8 @@
 #include "zshard/Analysis/CostModel.h"
 #include "zshard/Pipelines/ShardStep.h"
 
+#include "mlir/Pass/PassManager.h"
+
 #include <optional>
 #include <string>
 
@@ -81,6 +83,11 @@ std::optional<CompileOptions> parseCompileOptions(int argc, char **argv);
 bool lookupCostPresets(const CompileOptions &options,
                        mlir::zshard::DeviceModel &device,
                        mlir::zshard::LinkModel &link);
+
+/// Adds the lowering of a bufferized step to `pm` for the target the options
+/// name (--target, --cuda-chip, --cuda-format): the step and its eval entry
+/// go through the same one.
+void buildTargetPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
 
 /// Prints `zshard-compile: error: MESSAGE` to stderr.
 void printError(const llvm::Twine &message);

@@ -302,19 +302,11 @@ int main(int argc, char **argv) {
   PassManager toLLVM(&context);
   if (opts.timing)
     toLLVM.enableTiming();
-  if (opts.target == Target::CUDA) {
-    CUDATargetOptions cuda;
-    cuda.chip = opts.cudaChip;
-    cuda.toolkit = findCUDAToolkit();
-    cuda.format = opts.cudaFormat == "auto"
-                      ? getBestCUDABinaryFormat(cuda.toolkit)
-                      : opts.cudaFormat;
-    buildBufferizedStepToCUDAPipeline(toLLVM, cuda);
+  buildTargetPipeline(toLLVM, opts);
+  if (opts.target == Target::CUDA)
     recordTarget(manifest, "cuda", opts.cudaChip);
-  } else {
-    buildBufferizedStepToLLVMPipeline(toLLVM);
+  else
     recordTarget(manifest, "cpu");
-  }
   if (failed(toLLVM.run(*module)))
     return fail("lowering " + input + " failed");
   double lowerSeconds = lowerTimer.seconds();
