@@ -47,10 +47,7 @@ LogicalResult zshard_compile::compileEval(ModuleOp module,
   PassManager lower(context);
   if (opts.timing)
     lower.enableTiming();
-  LowerToLLVMOptions lowerOptions;
-  lowerOptions.fuseElementwise = opts.fuse;
-  lowerOptions.runtimeMatmul = opts.runtimeMatmul;
-  buildBufferizeStepPipeline(lower, lowerOptions);
+  buildBufferizePipeline(lower, opts);
   if (failed(lower.run(module)))
     return fail("lowering the eval entry of " + input + " failed");
   auto step = module.lookupSymbol<func::FuncOp>(stepName);

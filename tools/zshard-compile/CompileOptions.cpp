@@ -479,6 +479,14 @@ void zshard_compile::printError(const Twine &message) {
   llvm::errs() << "zshard-compile: error: " << message << "\n";
 }
 
+void zshard_compile::buildBufferizePipeline(OpPassManager &pm,
+                                            const CompileOptions &options) {
+  LowerToLLVMOptions lowering;
+  lowering.fuseElementwise = options.fuse;
+  lowering.runtimeMatmul = options.runtimeMatmul;
+  buildBufferizeStepPipeline(pm, lowering);
+}
+
 void zshard_compile::buildTargetPipeline(OpPassManager &pm,
                                          const CompileOptions &options) {
   if (options.target != Target::CUDA) {

@@ -84,6 +84,11 @@ bool lookupCostPresets(const CompileOptions &options,
                        mlir::zshard::DeviceModel &device,
                        mlir::zshard::LinkModel &link);
 
+/// Adds the bufferization of a step to `pm` with the options' lowering
+/// choices (--fuse, --runtime-matmul): the step and its eval entry share it.
+void buildBufferizePipeline(mlir::OpPassManager &pm,
+                            const CompileOptions &options);
+
 /// Adds the lowering of a bufferized step to `pm` for the target the options
 /// name (--target, --cuda-chip, --cuda-format): the step and its eval entry
 /// go through the same one.

@@ -270,10 +270,7 @@ int main(int argc, char **argv) {
   PassManager lower(&context);
   if (opts.timing)
     lower.enableTiming();
-  LowerToLLVMOptions lowerOptions;
-  lowerOptions.fuseElementwise = opts.fuse;
-  lowerOptions.runtimeMatmul = opts.runtimeMatmul;
-  buildBufferizeStepPipeline(lower, lowerOptions);
+  buildBufferizePipeline(lower, opts);
   if (failed(lower.run(*module)))
     return fail("lowering " + input + " failed");
   auto step = module->lookupSymbol<func::FuncOp>(stepName);

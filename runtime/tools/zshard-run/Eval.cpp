@@ -41,16 +41,10 @@ LibraryEntry evalLibrary(const RunOptions &options, const Manifest &manifest) {
 std::unique_ptr<BatchSource> openEvalData(const RunOptions &options,
                                           const Manifest &manifest,
                                           const RankPlace &place) {
-  DataOptions data;
-  if (endsWith(options.evalData, ".safetensors"))
-    data.batchFile = options.evalData;
-  else
-    data.tokenFile = options.evalData;
-  data.tokenDType = options.dataDType;
-  data.tokenInputs = options.dataInputs;
-  data.tokenTargets = options.dataTargets;
-  data.seed = options.seed;
-  data.shard = {int(place.rank), int(place.ranks)};
+  DataOptions data = trainingData(options, place);
+  bool batchFile = endsWith(options.evalData, ".safetensors");
+  data.batchFile = batchFile ? options.evalData : "";
+  data.tokenFile = batchFile ? "" : options.evalData;
   data.inOrder = true;
   std::unique_ptr<BatchSource> source;
   try {

@@ -460,3 +460,16 @@ RunOptions zshard::run::parseOptions(int argc, char **argv) {
               : "--init-from, --resume and --resume-full exclude each other");
   return options;
 }
+
+rt::DataOptions zshard::run::trainingData(const RunOptions &options,
+                                          const rt::RankPlace &place) {
+  rt::DataOptions data;
+  data.tokenFile = options.data;
+  data.tokenDType = options.dataDType;
+  data.tokenInputs = options.dataInputs;
+  data.tokenTargets = options.dataTargets;
+  data.batchFile = options.batchFile;
+  data.seed = options.seed;
+  data.shard = {int(place.rank), int(place.ranks)};
+  return data;
+}

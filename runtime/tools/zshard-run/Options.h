@@ -11,6 +11,8 @@
 #include "LrSchedule.h"
 
 #include "core/DType.h"
+#include "data/BatchSource.h"
+#include "step/Checkpoint.h"
 
 #include <cstdint>
 #include <stdexcept>
@@ -113,6 +115,12 @@ public:
 /// Parses argv. Throws UsageError for unknown options, missing or malformed
 /// values, or options that exclude each other.
 RunOptions parseOptions(int argc, char **argv);
+
+/// The training data of rank \p place as the command line gives it
+/// (--data, --data-dtype, --data-inputs, --batch-file, --seed); the eval
+/// data starts from the same options.
+rt::DataOptions trainingData(const RunOptions &options,
+                             const rt::RankPlace &place);
 
 /// The one-line usage.
 const char *usageLine();

@@ -334,15 +334,7 @@ void RankRun::initState() {
     for (const ArgumentDesc &arg : manifest->arguments)
       upload(arg);
 
-  DataOptions dataOptions;
-  dataOptions.tokenFile = options.data;
-  dataOptions.tokenDType = options.dataDType;
-  dataOptions.tokenInputs = options.dataInputs;
-  dataOptions.tokenTargets = options.dataTargets;
-  dataOptions.batchFile = options.batchFile;
-  dataOptions.seed = options.seed;
-  dataOptions.shard = {int(place.rank), int(place.ranks)};
-  source = makeBatchSource(*manifest, dataOptions);
+  source = makeBatchSource(*manifest, trainingData(options, place));
   if (lead && !options.logJson.empty())
     log = std::make_unique<StepLog>(
         options.logJson, throughputOf(*manifest, options, place.ranks));
