@@ -152,10 +152,27 @@ mlir::zshard::matchPathPattern(StringRef path, ArrayRef<StringRef> pattern,
   return llvm::join(ArrayRef<StringRef>(parts).take_front(pattern.size()), ".");
 }
 
+bool mlir::zshard::isPathComponent(StringRef part) {
+  if (isIndex(part))
+    return true;
+  return !part.empty() && (llvm::isAlpha(part.front()) || part.front() == '_') &&
+         llvm::all_of(part, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+std::optional<SmallVector<StringRef>>
+mlir::zshard::parsePathPattern(StringRef text) {
+  SmallVector<StringRef> parts;
+  text.trim().split(parts, '.');
+  if (!llvm::all_of(parts, [](StringRef part) {
+        return part == "<i>" || isPathComponent(part);
+      }))
+    return std::nullopt;
+  return parts;
+}
+
 bool mlir::zshard::matchesParameter(StringRef pattern, StringRef name) {
-  SmallVector<StringRef> want;
-  pattern.trim().split(want, '.');
-  return matchPathPattern(name, want, /*proper=*/true).has_value();
+  std::optional<SmallVector<StringRef>> want = parsePathPattern(pattern);
+  return want && matchPathPattern(name, *want, /*proper=*/true).has_value();
 }
 
 SmallVector<std::string>

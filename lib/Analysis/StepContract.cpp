@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "zshard/Analysis/StepContract.h"
+#include "zshard/Analysis/ModulePaths.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -57,17 +58,7 @@ bool zshard::isValidDottedPath(StringRef path, bool allowEmpty) {
     return allowEmpty;
   SmallVector<StringRef> parts;
   path.split(parts, '.');
-  for (StringRef part : parts) {
-    if (part.empty())
-      return false;
-    bool digits = llvm::all_of(part, llvm::isDigit);
-    bool identifier =
-        (llvm::isAlpha(part.front()) || part.front() == '_') &&
-        llvm::all_of(part, [](char c) { return llvm::isAlnum(c) || c == '_'; });
-    if (!digits && !identifier)
-      return false;
-  }
-  return true;
+  return llvm::all_of(parts, isPathComponent);
 }
 
 //===----------------------------------------------------------------------===//

@@ -98,12 +98,12 @@ LogicalResult FormUnitsPass::groupByPattern(
   SmallVector<StringRef> texts;
   patternList.split(texts, ',', -1, /*KeepEmpty=*/false);
   for (StringRef text : texts) {
-    PathPattern parts;
-    text.trim().split(parts, '.');
-    if (llvm::any_of(parts, [](StringRef p) { return p.empty(); }))
+    std::optional<PathPattern> parts = parsePathPattern(text);
+    if (!parts)
       return emitError(getReportLoc(getOperation()))
-             << "zshard-form-units: bad module path pattern '" << text << "'";
-    patterns.push_back(parts);
+             << "zshard-form-units: bad module path pattern '" << text.trim()
+             << "' (dotted names, indices and <i>, such as h.<i>)";
+    patterns.push_back(std::move(*parts));
   }
   if (patterns.empty())
     return emitError(getReportLoc(getOperation()))
@@ -130,7 +130,7 @@ LogicalResult FormUnitsPass::groupBySize(ArrayRef<const StepArgument *> params,
   if (minParams <= 0)
     return emitError(getReportLoc(getOperation()))
            << "zshard-form-units: min-params must be positive, got "
-           << minParams;
+           << static_cast<int64_t>(minParams);
   int64_t held = 0;
   unsigned next = 0;
   for (const StepArgument *param : params) {

@@ -159,8 +159,11 @@ void RematPass::runOnOperation() {
 
   if (policy != "none" && failed(verifyModulePaths(step, "zshard-remat")))
     return signalPassFailure();
-  SmallVector<StringRef> patternParts;
-  StringRef(pattern).split(patternParts, '.');
+  std::optional<SmallVector<StringRef>> patternParts =
+      parsePathPattern(pattern);
+  if (!patternParts)
+    return fail("bad module path pattern '" + pattern +
+                "' (dotted names, indices and <i>, such as h.<i>)");
   llvm::MapVector<StringRef, RematBlock> blocksByName;
   std::set<std::string> names;
   for (Operation &op : body.without_terminator()) {
@@ -169,7 +172,7 @@ void RematPass::runOnOperation() {
     std::optional<StringRef> path = getModulePath(op.getLoc());
     if (!path)
       continue;
-    std::optional<std::string> name = blockOf(*path, patternParts);
+    std::optional<std::string> name = blockOf(*path, *patternParts);
     if (!name)
       continue;
     StringRef key = *names.insert(*name).first;

@@ -21,6 +21,7 @@
 // RUN: not zshard-compile %t.mlir --strategy full_shard --ranks 2 --wrap blocks --emit=memory-plan 2>&1 | FileCheck %s --match-full-lines --check-prefix=WRAP
 // RUN: not zshard-compile %t.mlir --strategy full_shard --ranks 2 --wrap size=0 --emit=memory-plan 2>&1 | FileCheck %s --match-full-lines --check-prefix=WRAPSIZE
 // RUN: not zshard-compile %t.mlir --strategy full_shard --ranks 2 '--wrap=transformer=layers.<i>' --emit=memory-plan 2>&1 | FileCheck %s --match-full-lines --check-prefix=PATTERN
+// RUN: not zshard-compile %t.mlir --strategy full_shard --ranks 2 '--wrap=transformer=h.<i' --emit=memory-plan 2>&1 | FileCheck %s --match-full-lines --check-prefix=BADPATTERN
 // RUN: not zshard-compile %t.mlir --auto --ranks 2 --memory-per-rank 1GiB '--auto-pattern=model.layers.<i>' --emit=memory-plan 2>&1 | FileCheck %s --match-full-lines --check-prefix=AUTOPATTERN
 // RUN: not zshard-compile %t.mlir --strategy full_shard --ranks 2 --prefetch depth=2 --emit=memory-plan 2>&1 | FileCheck %s --match-full-lines --check-prefix=PREFETCH
 // RUN: not zshard-compile %t.mlir --strategy full_shard --ranks 2 --prefetch backward=sideways --emit=memory-plan 2>&1 | FileCheck %s --match-full-lines --check-prefix=BACKWARD
@@ -87,6 +88,8 @@
 // WRAPSIZE-NOT: {{.+}}
 // PATTERN: zshard-compile: error: --wrap transformer=layers.<i>: 'layers.<i>' matches no parameter of {{.+}}.mlir; its blocks are h.<i>; its module classes are Conv1D, GPT2Attention, GPT2Block, GPT2MLP, LayerNorm, Linear
 // PATTERN-NOT: {{.+}}
+// BADPATTERN: zshard-compile: error: --wrap transformer=h.<i: bad module path pattern 'h.<i' (dotted names, indices and <i>, such as h.<i>, or a module class; its blocks are h.<i>; its module classes are Conv1D, GPT2Attention, GPT2Block, GPT2MLP, LayerNorm, Linear)
+// BADPATTERN-NOT: {{.+}}
 // AUTOPATTERN: zshard-compile: error: --auto-pattern model.layers.<i>: 'model.layers.<i>' matches no parameter of {{.+}}.mlir; its blocks are h.<i>; its module classes are Conv1D, GPT2Attention, GPT2Block, GPT2MLP, LayerNorm, Linear
 // AUTOPATTERN-NOT: {{.+}}
 // PREFETCH: zshard-compile: error: --prefetch takes none or forward-depth=N, backward=pre|post|none, max-inflight=N, bucket-bytes=B; got 'depth=2'

@@ -116,12 +116,17 @@ LogicalResult resolveUnits(ModuleOp module, const StepContract &contract,
     if (!classNames.empty())
       patterns = classes.getPatterns(classNames);
     llvm::append_range(patterns, paths);
-    for (StringRef pattern : patterns)
+    for (StringRef pattern : patterns) {
+      if (!parsePathPattern(pattern))
+        return error(request.patternOption + ": bad module path pattern '" +
+                     pattern + "' (dotted names, indices and <i>, such as "
+                     "h.<i>, or a module class; " + found + ")");
       if (llvm::none_of(names, [&](const std::string &name) {
             return matchesParameter(pattern, name);
           }))
         return error(request.patternOption + ": '" + pattern +
                      "' matches no parameter of " + input + "; " + found);
+    }
     options.pattern = llvm::join(patterns, ",");
     return success();
   }

@@ -53,6 +53,17 @@ MissingModulePaths findMissingModulePaths(func::FuncOp step);
 /// may be empty).
 LogicalResult verifyModulePaths(func::FuncOp step, StringRef who = "");
 
+/// Whether `part` is one component of a dotted path: an identifier
+/// `[A-Za-z_][A-Za-z0-9_]*` or a decimal index.
+bool isPathComponent(StringRef part);
+
+/// The components of the module path pattern `text` (a dotted path whose
+/// components are path components or `<i>`, any decimal index), or nullopt
+/// when it is malformed (empty, an empty component, `<i` or `h-0`). The one
+/// reader of the patterns zshard-form-units, zshard-remat and zshard-compile
+/// take.
+std::optional<SmallVector<StringRef>> parsePathPattern(StringRef text);
+
 /// The prefix of the dotted path `path` that `pattern` (a path split at
 /// dots, `<i>` standing for a decimal index) matches, if any. With `proper`,
 /// `path` must continue past the prefix (a parameter lives inside its
@@ -63,7 +74,8 @@ std::optional<std::string> matchPathPattern(StringRef path,
                                             bool proper);
 
 /// Whether the module path pattern `pattern` (one dotted path) matches the
-/// module of the parameter `name`: a proper prefix of it.
+/// module of the parameter `name`: a proper prefix of it. A malformed
+/// pattern matches nothing.
 bool matchesParameter(StringRef pattern, StringRef name);
 
 /// The blocks of a step with parameters `names`, for per-block units: for
