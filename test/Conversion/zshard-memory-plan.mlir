@@ -2,6 +2,9 @@
 // RUN: FileCheck %s --check-prefix=JSON < %t.json
 // RUN: sed /expected-/d %s | not zshard-opt --split-input-file --zshard-memory-plan -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SHORT --implicit-check-not="see current operation"
+// RUN: sed /expected-/d %s | not zshard-opt --split-input-file --zshard-memory-plan=report=%t.missing/plan.json -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOREPORT
+// NOREPORT: error: zshard-memory-plan: cannot open output file '{{.*}}.missing/plan.json': No such file or directory
 
 // Tests that the remark prints its figures and where the peak is, not the
 // step.
@@ -81,4 +84,19 @@ func.func @foreign(%m: memref<4xf32>) {
   // expected-error @+1 {{memory plan: deallocates a buffer that is not an allocation of the step}}
   memref.dealloc %m : memref<4xf32>
   return
+}
+
+// -----
+
+func.func @overflow() {
+  // expected-error @+1 {{memory plan: allocation size overflows}}
+  %t = memref.alloc() : memref<4611686018427387904x8xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{zshard-memory-plan: no function with a body}}
+module {
+  func.func private @declared_only()
 }

@@ -178,3 +178,16 @@ func.func @train_step(
       : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> loc("fc")
   return %loss, %w2, %m2, %v2 : tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> loc("")
 }
+
+// -----
+
+// A step with no parameters that returns a hyper-parameter as its loss:
+// nothing is computed per microbatch.
+// expected-error @+1 {{zshard-accumulate: neither the loss nor any gradient is computed in the step}}
+func.func @train_step(
+    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = "loss"})
+    attributes {zshard.step} {
+  return %lr : tensor<f32> loc("")
+}
