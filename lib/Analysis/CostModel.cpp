@@ -139,6 +139,12 @@ static std::optional<int64_t> groupSize(CollectiveOpInterface op) {
 }
 
 FailureOr<CostReport> CostModel::estimate(func::FuncOp step) const {
+  // The estimate walks one block in order; a step with control flow would
+  // be priced by its entry block alone.
+  if (!llvm::hasSingleElement(step.getBody()))
+    return emitError(getReportLoc(step),
+                     "cost model: the step body must be a single block (no "
+                     "top-level control flow)");
   CostReport report;
   double compute = 0, comm = 0;
   llvm::DenseMap<Value, double> done; // token -> completion time

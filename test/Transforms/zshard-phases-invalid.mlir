@@ -2,15 +2,18 @@
 // RUN: not zshard-opt %s --zshard-prefetch 2>&1 | FileCheck %s --check-prefix=PREFETCH --implicit-check-not=error:
 // RUN: not zshard-opt %s --zshard-remat="policy=all pattern=fc" 2>&1 | FileCheck %s --check-prefix=REMAT --implicit-check-not=error:
 // RUN: not zshard-opt %s --zshard-extract-eval 2>&1 | FileCheck %s --check-prefix=EVAL --implicit-check-not=error:
+// RUN: not zshard-opt %s --zshard-cost-model 2>&1 | FileCheck %s --check-prefix=COST --implicit-check-not=error:
 
 // Passes that derive the phases of the step (forward, backward, optimizer)
-// refuse a step whose body is not one block, each with its own line. The
+// or walk it in order refuse a step whose body is not one block, each with
+// its own line (the cost model priced the entry block alone before). The
 // contract verifier's rule is in zshard-verify-contract-ops.mlir,
 // zshard-shard's in zshard-shard-invalid.mlir.
-// ANNOTATE: [[@LINE+6]]:1: error: cannot derive phases: the step needs a loss result and a single-block body
-// PREFETCH: [[@LINE+5]]:1: error: zshard-prefetch: cannot derive the phases of the step
+// ANNOTATE: [[@LINE+7]]:1: error: cannot derive phases: the step needs a loss result and a single-block body
+// PREFETCH: [[@LINE+6]]:1: error: zshard-prefetch: cannot derive the phases of the step
 // REMAT: error: zshard-remat: cannot derive the phases of the step
-// EVAL: [[@LINE+3]]:1: error: zshard-extract-eval: the step must have a single-block body
+// EVAL: [[@LINE+4]]:1: error: zshard-extract-eval: the step must have a single-block body
+// COST: [[@LINE+3]]:1: error: cost model: the step body must be a single block (no top-level control flow)
 shard.grid @world(shape = 2)
 zshard.unit @fc on @world[0] full_shard padded(4) param(f32) reduce(f32) ["fc.weight" : 4 at 0]
 func.func @train_step(
