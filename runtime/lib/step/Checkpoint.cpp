@@ -270,8 +270,10 @@ int64_t zshard::rt::loadState(const Manifest &manifest, StepBuffers &buffers,
       }
       fail(path + ": no tensor for " + describe(t) +
            (kind == StateFile::Checkpoint
-                ? " (a --resume file holds every param, opt_state and "
-                  "persistent buffer)"
+                ? (t.isBuffer ? " (a --resume file holds every param, "
+                                "opt_state and persistent buffer)"
+                              : " (a --resume file holds every param and "
+                                "opt_state)")
                 : ""));
     }
     readState(manifest, buffers, t, *tensor, path, place);
