@@ -249,6 +249,8 @@ static MemCategory heldCategory(const StepArgument &arg) {
                                             : MemCategory::OptimizerState;
   case ArgRole::Batch:
     return MemCategory::Activations;
+  case ArgRole::Buffer:
+    return MemCategory::Buffers;
   case ArgRole::Hyper:
     break;
   }

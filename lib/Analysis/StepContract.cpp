@@ -29,8 +29,17 @@ StringRef zshard::stringifyArgRole(ArgRole role) {
     return "param_shard";
   case ArgRole::OptStateShard:
     return "opt_state_shard";
+  case ArgRole::Buffer:
+    return "buffer";
   }
   llvm_unreachable("unknown argument role");
+}
+
+std::optional<ArgRole> zshard::symbolizeArgRole(StringRef text) {
+  for (ArgRole role : kAllArgRoles)
+    if (stringifyArgRole(role) == text)
+      return role;
+  return std::nullopt;
 }
 
 StringRef zshard::stringifyResultRole(ResultRole role) {
@@ -79,6 +88,13 @@ StepContract::getArguments(ArgRole role) const {
 const StepArgument *StepContract::lookupParam(StringRef name) const {
   auto it = paramIndex.find(name);
   return it == paramIndex.end() ? nullptr : &arguments[it->second];
+}
+
+const StepArgument *StepContract::lookupBuffer(StringRef name) const {
+  for (const StepArgument &argument : arguments)
+    if (argument.role == ArgRole::Buffer && argument.name == name)
+      return &argument;
+  return nullptr;
 }
 
 static std::string describeShape(RankedTensorType type) {
@@ -169,21 +185,11 @@ LogicalResult StepContract::readArguments(bool emit) {
     StepArgument info;
     info.index = index;
     info.type = type;
-    if (*role == "param")
-      info.role = ArgRole::Param;
-    else if (*role == "opt_state")
-      info.role = ArgRole::OptState;
-    else if (*role == "batch")
-      info.role = ArgRole::Batch;
-    else if (*role == "hyper")
-      info.role = ArgRole::Hyper;
-    else if (*role == "param_shard")
-      info.role = ArgRole::ParamShard;
-    else if (*role == "opt_state_shard")
-      info.role = ArgRole::OptStateShard;
-    else {
+    if (std::optional<ArgRole> known = symbolizeArgRole(*role)) {
+      info.role = *known;
+    } else {
       error(label + " has unknown zshard.role '" + *role +
-            "'; expected param, opt_state, batch or hyper");
+            "'; expected param, opt_state, buffer, batch or hyper");
       continue;
     }
     std::optional<StringRef> name = getString(attrs, contract::kName);
@@ -227,7 +233,22 @@ LogicalResult StepContract::readArguments(bool emit) {
       arguments.push_back(std::move(info));
       continue;
     }
-    if (info.role == ArgRole::Param || info.role == ArgRole::OptState) {
+    if (Attribute persistent =
+            attrs ? attrs.get(contract::kPersistent) : nullptr) {
+      auto flag = dyn_cast<BoolAttr>(persistent);
+      if (info.role != ArgRole::Buffer)
+        error(label + ": zshard.persistent is for buffer arguments only");
+      else if (!flag)
+        error(label + ": zshard.persistent must be true or false, got " +
+              llvm::formatv("{0}", persistent).str());
+      else
+        info.persistent = flag.getValue();
+    } else if (info.role == ArgRole::Buffer) {
+      error(label + " (buffer) needs zshard.persistent = true or false "
+                    "(whether checkpoints hold it)");
+    }
+    if (info.role == ArgRole::Param || info.role == ArgRole::OptState ||
+        info.role == ArgRole::Buffer) {
       if (!isa<FloatType>(type.getElementType()))
         error(label + " must have a floating-point element type");
       std::optional<StringRef> init = getString(attrs, contract::kInit);
@@ -241,7 +262,9 @@ LogicalResult StepContract::readArguments(bool emit) {
         else if (info.init->kind == InitSpec::Kind::Param &&
                  info.role != ArgRole::OptState)
           error(label + ": init 'param' copies the parameter an optimizer "
-                        "state belongs to; a parameter cannot use it");
+                        "state belongs to; a " +
+                (info.role == ArgRole::Param ? "parameter" : "buffer") +
+                " cannot use it");
       }
     }
     if (info.role == ArgRole::OptState) {
@@ -328,6 +351,14 @@ LogicalResult StepContract::readShard(StepArgument &info, DictionaryAttr attrs,
   return success();
 }
 
+/// The error for a result that would update a buffer.
+static std::string buffersAreNotResults(StringRef label, StringRef name) {
+  return llvm::formatv("{0} updates buffer '{1}'; a buffer is never updated "
+                       "(it is no result of the step)",
+                       label, name)
+      .str();
+}
+
 LogicalResult StepContract::readResults(bool emit) {
   bool ok = true;
   auto error = [&](const Twine &message) {
@@ -390,8 +421,12 @@ LogicalResult StepContract::readResults(bool emit) {
       info.role = ResultRole::OptStateShardOut;
       source = ArgRole::OptStateShard;
     } else {
-      error(label + " has unknown zshard.role '" + *role +
-            "'; expected loss, param_out or opt_state_out");
+      std::optional<StringRef> name = getString(attrs, contract::kName);
+      if (name && lookupBuffer(*name))
+        error(buffersAreNotResults(label, *name));
+      else
+        error(label + " has unknown zshard.role '" + *role +
+              "'; expected loss, param_out or opt_state_out");
       continue;
     }
     std::optional<StringRef> name = getString(attrs, contract::kName);
@@ -404,6 +439,10 @@ LogicalResult StepContract::readResults(bool emit) {
     for (const StepArgument &candidate : arguments)
       if (candidate.role == source && candidate.name == info.name)
         argument = &candidate;
+    if (!argument && lookupBuffer(info.name)) {
+      error(buffersAreNotResults(label, info.name));
+      continue;
+    }
     if (!argument) {
       error(llvm::formatv("{0} updates unknown {1} '{2}'", label,
                           source == ArgRole::Param ? "parameter"

@@ -169,6 +169,8 @@ llvm::json::Object zshard::buildManifest(const StepContract &contract,
       entry[key::kSlot] = argument.slot;
     if (argument.placement == Placement::Host)
       entry[key::kPlacement] = key::kPlacementHost;
+    if (argument.role == ArgRole::Buffer)
+      entry[key::kPersistent] = argument.persistent;
     // A hyper's recorded value (zshard.default, checked by the contract).
     if (auto recorded = contract.getStep().getArgAttrOfType<FloatAttr>(
             argument.index, contract::kDefault))

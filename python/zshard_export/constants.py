@@ -7,12 +7,16 @@ captures (``_tensor_constantN``: a ``torch.tensor([...])`` in the forward, a
 tensor attribute that is neither a parameter nor a buffer, the empty tensor a
 key/value cache starts from) are derived: the step reads the same values every
 time, as torch's eager loop does. They enter the step as ``arith.constant``
-tensors with their exact bits. Persistent buffers are state (a checkpoint holds
-them), not derived, and are refused here by name.
+tensors with their exact bits. Persistent float32 buffers (at least 1-d) are
+state a checkpoint holds: they enter the step as ``buffer`` arguments
+(docs/contract.md), which zshard-run initialises from the exported weights and
+checkpoints; other persistent buffers (integer, bool, 0-d) are folded as the
+derived ones and recorded with their bytes (state_dict.py).
 """
 
 import struct
 
+import torch
 
 from .errors import ExportError
 from .mlir import DTYPES, Val, ttype
@@ -23,12 +27,18 @@ MAX_ELEMENTS = 1 << 20
 
 
 def folded_buffers(model):
-    """({name: tensor} of all the model's buffers, in named_buffers() order,
-    which the step reads as constants; the set of the persistent ones, which
-    its state_dict holds and zshard-run's --save-torch writes back)."""
+    """({name: tensor} of all the model's buffers, in named_buffers() order;
+    the set of the persistent ones, which its state_dict holds and
+    zshard-run's --save-torch writes back)."""
     in_state_dict = set(model.state_dict(keep_vars=True))
     buffers = dict(model.named_buffers())
     return buffers, {name for name in buffers if name in in_state_dict}
+
+
+def is_buffer_argument(t):
+    """Whether a persistent buffer enters the step as a `buffer` argument
+    (float32, at least 1-d) rather than folded to a constant."""
+    return t.dtype == torch.float32 and t.dim() > 0
 
 
 def persistent_buffer_error(model, name, op):

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .constants import fold_buffer, folded_buffers, persistent_buffer_error
+from .constants import (fold_buffer, folded_buffers, is_buffer_argument,
+                        persistent_buffer_error)
 from .errors import ExportError
 from .lower import Lowering
 from .mlir import DTYPES, Function, Val
@@ -16,6 +17,9 @@ from .trace import trace_joint
 
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\.([A-Za-z_][A-Za-z0-9_]*|[0-9]+))*$")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# The contract's role of non-trained state (docs/contract.md, "Roles").
+ROLE_BUFFER = "buffer"
 
 
 @dataclass
@@ -55,7 +59,8 @@ def default_loss_fn(model, **batch):
 def export_step(model, optimizer, batch, loss_fn=None):
     """Exports one training step of `model` under `optimizer` as contract IR.
 
-    model: an nn.Module whose state is parameters only (no buffers).
+    model: an nn.Module. Its persistent float32 buffers become buffer
+      arguments; its other buffers are folded to constants (constants.py).
     optimizer: a torch.optim.AdamW over exactly the model's parameters, with
       no state yet (the step's first update is AdamW's step 1).
     batch: {name: example tensor}; the step takes tensors of these shapes and
@@ -70,7 +75,15 @@ def export_step(model, optimizer, batch, loss_fn=None):
     loss_fn = loss_fn or default_loss_fn
     params = _check_params(model)
     buffers, persistent = folded_buffers(model)
-    layout = state_dict_layout(model, params, {n: buffers[n] for n in persistent})
+    # Persistent float buffers become buffer arguments; the others fold.
+    state_buffers = {n: buffers[n] for n in buffers
+                     if n in persistent and is_buffer_argument(buffers[n])}
+    for n in state_buffers:
+        if not _NAME.match(n):
+            raise ExportError(f"buffer name '{n}' is not a dotted path of identifiers")
+    layout = state_dict_layout(model, params,
+                               {n: buffers[n] for n in persistent if n not in state_buffers},
+                               state_buffers)
     groups = _check_optimizer(optimizer, params)
     batch = _check_batch(batch)
 
@@ -93,13 +106,21 @@ def export_step(model, optimizer, batch, loss_fn=None):
     n_params = len(names)
     arg_specs, env = [], {}
     for ph, (bname, buf) in zip(placeholders[n_params:], buffers.items()):
-        env[ph] = fold_buffer(fn, bname, buf)
+        if bname not in state_buffers:
+            env[ph] = fold_buffer(fn, bname, buf)
     for i, name in enumerate(names):
         p = params[name]
         arg = Val(f"%arg{len(arg_specs)}", p.shape, DTYPES[p.dtype])
         arg_specs.append((arg, {"zshard.role": "param", "zshard.name": name,
                                 "zshard.init": _init_spec(p)}))
         env[placeholders[i]] = arg
+    for ph, (bname, buf) in zip(placeholders[n_params:], buffers.items()):
+        if bname in state_buffers:
+            arg = Val(f"%arg{len(arg_specs)}", tuple(buf.shape), "f32")
+            arg_specs.append((arg, {"zshard.role": ROLE_BUFFER, "zshard.name": bname,
+                                    "zshard.init": _init_spec(buf),
+                                    "zshard.persistent": Typed("true")}))
+            env[ph] = arg
     states = {}
     for slot in ("exp_avg", "exp_avg_sq"):
         for name in names:
@@ -166,6 +187,8 @@ def export_step(model, optimizer, batch, loss_fn=None):
                         {STATE_DICT_ATTR: Typed(attribute_text(layout))})
     weights = {name: params[name].detach().to(torch.float32).cpu().numpy().copy()
                for name in names}
+    # The buffer arguments' values, which zshard-run --init-from reads.
+    weights.update({name: b.detach().cpu().numpy().copy() for name, b in state_buffers.items()})
     lr0 = groups[names[0]].lr
     meta = {
         "producer": "zshard-export",
@@ -173,13 +196,15 @@ def export_step(model, optimizer, batch, loss_fn=None):
         "model": type(model).__name__,
         "lr": lr0,
         "params": {n: list(params[n].shape) for n in names},
+        "buffers": {n: list(b.shape) for n, b in state_buffers.items()},
         "param_count": int(sum(params[n].numel() for n in names)),
         "batch": {k: {"dtype": str(v.dtype).replace("torch.", ""), "shape": list(v.shape)}
                   for k, v in batch.items()},
         "adamw": {n: vars(groups[n]) for n in names},
         "ops": sorted(lowering.ops),
-        # The state_dict keys: the parameter holding each (a tied weight's
-        # is the one it shares), or "buffer" for a folded persistent buffer.
+        # The state_dict keys: the parameter or buffer argument holding each
+        # (a tied weight's is the one it shares), or "buffer" for a folded
+        # persistent buffer.
         "state_dict": {e["name"]: e.get("param", "buffer") for e in layout},
     }
     return ExportResult(text, weights, meta)

@@ -8,7 +8,7 @@
 
 // Tests that the remark prints its figures and where the peak is, not the
 // step.
-// SHORT: <stdin>:{{[0-9]+}}:1: remark: memory plan: peak 400 bytes: parameters 0 gradients 200 optimizer_state 0 activations 160 communication 0 other 40 host_offload 0
+// SHORT: <stdin>:{{[0-9]+}}:1: remark: memory plan: peak 400 bytes: parameters 0 gradients 200 optimizer_state 0 activations 160 communication 0 other 40 host_offload 0 buffers 0
 // SHORT: <stdin>:{{[0-9]+}}:8: note: the peak is reached here
 
 // Tests the plan of a step walked in program order: each alloc charged to
@@ -18,12 +18,12 @@
 // max(min(end, off + n) - max(begin, off), 0), which is at most n = 10
 // whatever the unknown rank coordinate is. The peak is 200 + 160 + 40 bytes:
 // gradients 200, activations 160 (%b, after %a was freed), other 40.
-// JSON: "live_at_peak":{"activations":160,"communication":0,"gradients":200,"host_offload":0,"optimizer_state":0,"other":40,"parameters":0}
-// JSON-SAME: "peak":{"activations":160,"communication":0,"gradients":200,"host_offload":0,"optimizer_state":0,"other":40,"parameters":0}
+// JSON: "live_at_peak":{"activations":160,"buffers":0,"communication":0,"gradients":200,"host_offload":0,"optimizer_state":0,"other":40,"parameters":0}
+// JSON-SAME: "peak":{"activations":160,"buffers":0,"communication":0,"gradients":200,"host_offload":0,"optimizer_state":0,"other":40,"parameters":0}
 // JSON-SAME: "peak_total":400
 func.func private @zshard_rt_step_set_alloc_category(i32)
 func.func private @zshard_rt_step_grid_coord(i32) -> i64
-// expected-remark @+1 {{memory plan: peak 400 bytes: parameters 0 gradients 200 optimizer_state 0 activations 160 communication 0 other 40 host_offload 0}}
+// expected-remark @+1 {{memory plan: peak 400 bytes: parameters 0 gradients 200 optimizer_state 0 activations 160 communication 0 other 40 host_offload 0 buffers 0}}
 func.func @step() {
   %a = memref.alloc() : memref<25xf32>
   memref.dealloc %a : memref<25xf32>

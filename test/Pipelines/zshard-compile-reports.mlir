@@ -26,9 +26,10 @@
 // CHECK-NEXT: communication 0 120
 // CHECK-NEXT: other
 // CHECK-NEXT: host_offload 0 0 0
+// CHECK-NEXT: buffers 0 0 0
 // CHECK-NEXT: total [[TOTAL:[0-9]+]]
 // CHECK-NEXT: peak per rank: {{[0-9.]+}} B
-// JSON: "peak":{"activations":{{[0-9]+}},"communication":120,"gradients":104,"host_offload":0,"optimizer_state":208,"other":{{[0-9]+}},"parameters":104}
+// JSON: "peak":{"activations":{{[0-9]+}},"buffers":0,"communication":120,"gradients":104,"host_offload":0,"optimizer_state":208,"other":{{[0-9]+}},"parameters":104}
 
 // With the optimizer state offloaded (zshard-offload) the moment shards are
 // held in the host pool, outside the device peak, which drops by their 208
@@ -37,6 +38,7 @@
 // OFFLOAD: "offload_s":1.66{{[0-9]*}}e-08
 // OFFLOAD: optimizer_state 0 0 0
 // OFFLOAD: host_offload 208 208 208
+// OFFLOAD-NEXT: buffers 0 0 0
 // OFFLOAD-NEXT: total 576
 // OFFLOAD-NEXT: peak per rank: 576.00 B
 // OFFLOAD-NEXT: host pool per rank (offloaded, not in the peak): 208.00 B

@@ -222,7 +222,7 @@ func.func @train_step(
 // -----
 
 // Tests that roles are known.
-// expected-error @+1 {{argument #2 has unknown zshard.role 'input'; expected param, opt_state, batch or hyper}}
+// expected-error @+1 {{argument #2 has unknown zshard.role 'input'; expected param, opt_state, buffer, batch or hyper}}
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
     %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},

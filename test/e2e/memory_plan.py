@@ -6,7 +6,8 @@ For each strategy, a GPT step is sharded over N ranks and compiled with
 each rank's measured peaks by category. The predicted peak of the total must
 be within --tolerance (10%) of the largest measured rank total, and so must
 each of parameters, gradients and optimizer state (the categories sharding
-divides); activations, communication and other are printed for reference
+divides) and buffers (none in a GPT step; test/export/buffer_model.py checks
+a step with them); activations, communication and other are printed for reference
 (the plan bounds each rank's slice of a shard from above). With --offload
 the optimizer state goes to the host pool (zshard-offload): it must be
 measured there (host_offload), not in optimizer_state nor in the total.
@@ -29,7 +30,7 @@ SIZES = {
 }
 STRATEGIES = ["no_shard", "zero1", "shard_grad_op", "full_shard", "hybrid_shard",
               "hybrid_shard_zero2"]
-CHECKED = ("parameters", "gradients", "optimizer_state")
+CHECKED = ("parameters", "gradients", "optimizer_state", "buffers")
 
 
 

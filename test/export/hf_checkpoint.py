@@ -21,9 +21,10 @@ torch's come into zshard.
   dir/model.safetensors`: the first loss equals torch eager's loss of that
   model (in float32) to 1e-4.
 --mode buffers: a model with persistent buffers (a float one the forward
-  reads, a 0-d int64 one it does not), exported through export_step: the
-  --save-torch file holds them with their values, loads strictly and gives
-  torch the next loss; a file whose buffer holds other values is refused.
+  reads, a buffer argument of the step; a 0-d int64 one it does not, folded),
+  exported through export_step: the --save-torch file holds them with their
+  values, loads strictly and gives torch the next loss; a file whose folded
+  buffer holds other values is refused.
 --mode bad-input: --init-from of a save_pretrained file with one tensor
   missing, one extra, one of the wrong shape, a tied head that differs from
   its embedding: one line naming the first mismatch, exit status 2 (every
@@ -330,13 +331,14 @@ def buffers(case):
     fresh.load_state_dict(sd, strict=True)
     with torch.no_grad():
         want = float(fresh(ids[k], labels[k]))
-    # A file whose buffer differs from the folded one is refused.
+    # A file whose folded buffer (the integer one; the float one is a buffer
+    # argument, which --init-from reads) holds other values is refused.
     bad = case.w("bad-buffer.safetensors")
-    safetensors.torch.save_file(dict(sd, scale=sd["scale"] * 2), bad)
+    safetensors.torch.save_file(dict(sd, version=sd["version"] + 1), bad)
     res = case.zshard("--steps", 1, "--batch-file", case.w("next.safetensors"), "--init-from",
                       bad, check=False)
-    line = (f"zshard-run: error: {bad}: tensor 'scale' holds other values than buffer 'scale' "
-            f"(f32 [16]), which is folded into the step (re-export the model with them)")
+    line = (f"zshard-run: error: {bad}: tensor 'version' holds other values than buffer "
+            f"'version' (i64 []), which is folded into the step (re-export the model with them)")
     print(json.dumps({"keys": list(sd), "zshard_next": nxt, "torch_next": want,
                       "rel_next": rel(nxt, want), "zshard_init_from_torch_file": again,
                       "bad_buffer": {"rc": res.returncode, "stderr": res.stderr.splitlines()}}))

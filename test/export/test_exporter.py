@@ -462,24 +462,38 @@ class BadInputTest(unittest.TestCase):
     def test_loss_fn_must_be_callable(self):
         self.expect(nn.Linear(4, 4), r"^loss_fn must be callable or None, got int$", loss_fn=3)
 
-    def test_persistent_buffers_are_folded_and_recorded(self):
-        """A persistent buffer the step only reads is folded like a derived
-        one, and recorded with its bytes in zshard.torch_state_dict (so
-        --save-torch writes it back; hf_checkpoint.py --mode buffers runs it)."""
+    def test_persistent_buffers(self):
+        """A persistent float32 buffer the step reads is a buffer argument
+        (replicated, never updated), recorded as held by that argument in
+        zshard.torch_state_dict and written to the weights with its values; a
+        persistent integer buffer is folded and recorded with its bytes (so
+        --save-torch writes both back; hf_checkpoint.py --mode buffers and
+        buffer_model.py run them)."""
         class WithBuffer(nn.Module):
             def __init__(self):
                 super().__init__()
                 self.fc = nn.Linear(4, 4)
                 self.register_buffer("scale", torch.tensor([0.5, 1.0, 2.0, 4.0]))
+                self.register_buffer("version", torch.tensor([3, 1]))
 
             def forward(self, x):
                 return (self.fc(x) * self.scale).pow(2).mean()
         m = WithBuffer()
         res = export_step(m, self.adamw(m), {"x": torch.randn(2, 4)})
         self.assertEqual(res.meta["state_dict"],
-                         {"scale": "buffer", "fc.weight": "fc.weight", "fc.bias": "fc.bias"})
+                         {"scale": "scale", "version": "buffer", "fc.weight": "fc.weight",
+                          "fc.bias": "fc.bias"})
+        self.assertEqual(res.meta["buffers"], {"scale": [4]})
+        self.assertRegex(res.mlir, r'%arg2: tensor<4xf32> \{zshard.init = "normal\([^)]*\)", '
+                                   r'zshard.name = "scale", zshard.persistent = true, '
+                                   r'zshard.role = "buffer"\}')
+        results = res.mlir.split("->", 1)[1].split("attributes {", 1)[0]
+        self.assertNotIn('"scale"', results)  # never updated: no result
+        self.assertEqual(res.weights["scale"].tolist(), [0.5, 1.0, 2.0, 4.0])
         self.assertIn('{\\"name\\":\\"scale\\",\\"dtype\\":\\"F32\\",\\"shape\\":[4],'
-                      '\\"data\\":\\"0000003f0000803f0000004000008040\\"}', res.mlir)
+                      '\\"param\\":\\"scale\\"}', res.mlir)
+        self.assertIn('{\\"name\\":\\"version\\",\\"dtype\\":\\"I64\\",\\"shape\\":[2],'
+                      '\\"data\\":\\"03000000000000000100000000000000\\"}', res.mlir)
 
     def test_persistent_buffers_the_step_changes_are_refused(self):
         self.expect(nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4)),

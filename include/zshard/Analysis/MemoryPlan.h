@@ -44,7 +44,9 @@ enum class MemCategory : int {
   Other = ZSHARD_RT_MEM_OTHER,
   /// Offloaded state in the runtime's host pool: not device memory, so not
   /// part of the total.
-  HostOffload = ZSHARD_RT_MEM_HOST_OFFLOAD
+  HostOffload = ZSHARD_RT_MEM_HOST_OFFLOAD,
+  /// Buffer arguments (non-trained state, replicated on every rank).
+  Buffers = ZSHARD_RT_MEM_BUFFERS
 };
 constexpr int kNumMemCategories = ::zshard_abi::kNumMemCategories;
 /// Whether a category is device memory, counted in the total.

@@ -40,6 +40,9 @@ inline constexpr llvm::StringLiteral kSlot = "zshard.slot";
 inline constexpr llvm::StringLiteral kInits = "zshard.inits";
 inline constexpr llvm::StringLiteral kPlacement = "zshard.placement";
 inline constexpr llvm::StringLiteral kInPlace = "zshard.in_place";
+/// On a `buffer` argument: whether the buffer is in the model's state_dict
+/// (checkpointed) or derived (torch's `persistent=False`).
+inline constexpr llvm::StringLiteral kPersistent = "zshard.persistent";
 /// A hyper's recorded value; the manifest carries it as the hyper's
 /// `default` (zshard/abi/ManifestSchema.h).
 inline constexpr llvm::StringLiteral kDefault = "zshard.default";
@@ -52,8 +55,22 @@ inline constexpr llvm::StringLiteral kEval = "zshard.eval";
 
 /// Roles of arguments and results. The `*Shard*` roles appear once the step
 /// is sharded (zshard-shard): a unit's flat parameter shard and optimizer
-/// state shards, named after the unit (and slot).
-enum class ArgRole { Param, OptState, Batch, Hyper, ParamShard, OptStateShard };
+/// state shards, named after the unit (and slot). `Buffer` is non-trained
+/// state (a registered scale, a mask, RoPE tables): replicated on every
+/// rank, never sharded, never updated, checkpointed when persistent.
+/// stringifyArgRole is the one place each role is spelt.
+enum class ArgRole {
+  Param,
+  OptState,
+  Batch,
+  Hyper,
+  ParamShard,
+  OptStateShard,
+  Buffer
+};
+inline constexpr ArgRole kAllArgRoles[] = {
+    ArgRole::Param,      ArgRole::OptState,      ArgRole::Batch, ArgRole::Hyper,
+    ArgRole::ParamShard, ArgRole::OptStateShard, ArgRole::Buffer};
 enum class ResultRole {
   Loss,
   ParamOut,
@@ -68,6 +85,8 @@ enum class Placement { Device, Host };
 
 StringRef stringifyArgRole(ArgRole role);
 StringRef stringifyResultRole(ResultRole role);
+/// The role spelt `text` (stringifyArgRole's inverse), if any.
+std::optional<ArgRole> symbolizeArgRole(StringRef text);
 
 /// An init spec: `normal(MEAN, STD)`, `uniform(LOW, HIGH)`, `zeros`, `ones`,
 /// or `param` (a copy of the parameter, for optimizer state such as an f32
@@ -93,6 +112,8 @@ struct StepArgument {
   SmallVector<InitSpec> memberInits;
   RankedTensorType type;
   Placement placement = Placement::Device;
+  /// For buffers: whether it is checkpointed (contract::kPersistent).
+  bool persistent = false;
 };
 
 struct StepResult {
@@ -118,6 +139,8 @@ public:
   SmallVector<const StepArgument *> getArguments(ArgRole role) const;
   /// The parameter argument named `name`, or null.
   const StepArgument *lookupParam(StringRef name) const;
+  /// The buffer argument named `name`, or null.
+  const StepArgument *lookupBuffer(StringRef name) const;
   /// Index of the loss result, if the step has one.
   std::optional<unsigned> getLossIndex() const { return lossIndex; }
   /// The module classes the frontend recorded (empty when it recorded none).

@@ -138,8 +138,9 @@ std::vector<const ArgumentDesc *> stateArguments(const Manifest &manifest) {
   std::vector<const ArgumentDesc *> out;
   for (bool params : {true, false})
     for (const ArgumentDesc &arg : manifest.arguments)
-      if (isStateRole(arg.role) && params == (arg.role == ArgRole::Param ||
-                                              arg.role == ArgRole::ParamShard))
+      if (isCheckpointed(arg) && params == (arg.role == ArgRole::Param ||
+                                            arg.role == ArgRole::ParamShard ||
+                                            arg.role == ArgRole::Buffer))
         out.push_back(&arg);
   return out;
 }
@@ -162,6 +163,19 @@ std::vector<StateTensor> zshard::rt::stateTensors(const Manifest &manifest) {
       bool whole = arg.role == (params ? ArgRole::Param : ArgRole::OptState);
       bool shard =
           arg.role == (params ? ArgRole::ParamShard : ArgRole::OptStateShard);
+      if (params && arg.role == ArgRole::Buffer) {
+        StateTensor t;
+        t.name = arg.name;
+        t.dtype = arg.type.dtype;
+        t.shape = arg.type.shape;
+        t.elements = arg.type.elements;
+        t.isParam = false;
+        t.isBuffer = true;
+        t.persistent = arg.persistent;
+        t.argument = &arg;
+        t.init = &arg.init;
+        out.push_back(std::move(t));
+      }
       if (whole) {
         StateTensor t;
         t.name = arg.name;
@@ -214,6 +228,14 @@ void zshard::rt::initFromSpecs(const Manifest &manifest, StepBuffers &buffers,
     initState(manifest, buffers, t, seed, place);
 }
 
+void zshard::rt::initDerivedBuffers(const Manifest &manifest,
+                                    StepBuffers &buffers, uint64_t seed,
+                                    const RankPlace &place) {
+  for (const StateTensor &t : stateTensors(manifest))
+    if (t.isBuffer && !t.persistent)
+      initState(manifest, buffers, t, seed, place);
+}
+
 int64_t zshard::rt::loadState(const Manifest &manifest, StepBuffers &buffers,
                               const std::string &path, StateFile kind,
                               uint64_t seed, const RankPlace &place) {
@@ -239,13 +261,19 @@ int64_t zshard::rt::loadState(const Manifest &manifest, StepBuffers &buffers,
     if (!tensor && t.isParam)
       tensor = torchKeys.findTied(file, t.name);
     if (!tensor) {
-      if (!t.isParam && kind == StateFile::Parameters) {
+      // Optimizer state and buffers missing from a parameter file, and
+      // derived buffers (no checkpoint holds them), start from their specs.
+      if ((!t.isParam && kind == StateFile::Parameters) ||
+          (t.isBuffer && !t.persistent)) {
         initState(manifest, buffers, t, seed, place);
         continue;
       }
       fail(path + ": no tensor for " + describe(t) +
            (kind == StateFile::Checkpoint
-                ? " (a --resume file holds every param and opt_state)"
+                ? (t.isBuffer ? " (a --resume file holds every param, "
+                                "opt_state and persistent buffer)"
+                              : " (a --resume file holds every param and "
+                                "opt_state)")
                 : ""));
     }
     readState(manifest, buffers, t, *tensor, path, place);
@@ -265,9 +293,9 @@ void zshard::rt::saveState(const Manifest &manifest, const StepBuffers &buffers,
     fail(path + ": a sharded step saves its state with saveFullState or "
                 "saveRankState");
   std::vector<TensorToWrite> tensors;
-  for (ArgRole role : {ArgRole::Param, ArgRole::OptState})
+  for (ArgRole role : {ArgRole::Param, ArgRole::Buffer, ArgRole::OptState})
     for (const ArgumentDesc &arg : manifest.arguments)
-      if (arg.role == role)
+      if (arg.role == role && isCheckpointed(arg))
         tensors.push_back({arg.name, arg.type.dtype, arg.type.shape,
                            buffers.argument(size_t(arg.index))});
   std::vector<std::pair<std::string, std::string>> metadata =
@@ -300,8 +328,9 @@ void zshard::rt::saveFullState(
     const std::string &path, int64_t step) {
   std::vector<TensorToWrite> tensors;
   for (const StateTensor &t : stateTensors(manifest))
-    tensors.push_back(
-        {t.name, t.dtype, t.shape, consolidatedData(t, buffers, units, path)});
+    if (t.persistent)
+      tensors.push_back({t.name, t.dtype, t.shape,
+                         consolidatedData(t, buffers, units, path)});
   std::vector<std::pair<std::string, std::string>> metadata =
       commonMetadata(manifest, step);
   metadata.emplace_back("producer", "zshard-run");

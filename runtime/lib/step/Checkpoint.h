@@ -57,6 +57,11 @@ struct StateTensor {
   std::vector<int64_t> shape;
   uint64_t elements = 0;
   bool isParam = true;
+  /// A buffer argument (isParam is false): read from a parameter file when
+  /// there, else built from its init spec; checkpoints hold it only when
+  /// persistent.
+  bool isBuffer = false;
+  bool persistent = true;
   /// The argument that holds it: itself, or the unit's param_shard or
   /// opt_state_shard argument.
   const ArgumentDesc *argument = nullptr;
@@ -68,8 +73,8 @@ struct StateTensor {
   const InitSpec *init = nullptr;
 };
 
-/// The consolidated state: parameters first (in argument order, the members
-/// of a unit in member order), then optimizer state (likewise).
+/// The consolidated state: parameters and buffers first (in argument order,
+/// the members of a unit in member order), then optimizer state (likewise).
 std::vector<StateTensor> stateTensors(const Manifest &manifest);
 
 /// The part of a member inside one shard: member elements [begin, end) at
@@ -92,6 +97,10 @@ ShardPiece shardPiece(const UnitDesc &unit, const UnitMember &member,
 void initFromSpecs(const Manifest &manifest, StepBuffers &buffers,
                    uint64_t seed, const RankPlace &place = RankPlace());
 
+/// Initialises the non-persistent buffers (those no checkpoint holds) from
+/// their init specs; loadRankState leaves them to this.
+void initDerivedBuffers(const Manifest &manifest, StepBuffers &buffers,
+                        uint64_t seed, const RankPlace &place = RankPlace());
 /// How loadState treats a file.
 enum class StateFile {
   /// --init-from: every param must be there; each opt_state is taken from

@@ -48,34 +48,29 @@ ArgumentDesc readArgument(const ManifestReader &reader, const Json &entry,
   ArgumentDesc arg;
   arg.index = reader.integer(entry, key::kIndex, where);
   std::string role = reader.string(entry, key::kRole, where);
-  if (role == "param")
-    arg.role = ArgRole::Param;
-  else if (role == "opt_state")
-    arg.role = ArgRole::OptState;
-  else if (role == "batch")
-    arg.role = ArgRole::Batch;
-  else if (role == "hyper")
-    arg.role = ArgRole::Hyper;
-  else if (role == "param_shard")
-    arg.role = ArgRole::ParamShard;
-  else if (role == "opt_state_shard")
-    arg.role = ArgRole::OptStateShard;
-  else
+  bool known = false;
+  for (ArgRole candidate : allArgRoles)
+    if (role == roleName(candidate)) {
+      arg.role = candidate;
+      known = true;
+    }
+  if (!known)
     reader.error(where, "unknown argument role '" + role +
                             "' (known: param, opt_state, batch, hyper, "
-                            "param_shard, opt_state_shard)");
+                            "param_shard, opt_state_shard, buffer)");
   arg.name = reader.string(entry, key::kName, where);
   if (arg.name.empty())
     reader.error(where, "field 'name' is empty");
   arg.type = reader.tensorType(entry, where);
-  if (arg.role == ArgRole::Param || arg.role == ArgRole::OptState) {
+  if (arg.role == ArgRole::Param || arg.role == ArgRole::OptState ||
+      arg.role == ArgRole::Buffer) {
     arg.initText = reader.string(entry, key::kInit, where);
     try {
       arg.init = parseInitSpec(arg.initText);
     } catch (const Failure &e) {
       reader.error(where, e.what());
     }
-    if (arg.role == ArgRole::Param && arg.init.kind == InitSpec::Kind::Param)
+    if (arg.role != ArgRole::OptState && arg.init.kind == InitSpec::Kind::Param)
       reader.error(where, "init spec 'param' is for opt_state arguments only");
     if (!initFitsDType(arg.init, arg.type.dtype))
       reader.error(where, "init spec '" + arg.initText +
@@ -97,6 +92,17 @@ ArgumentDesc readArgument(const ManifestReader &reader, const Json &entry,
     arg.slot = reader.string(entry, key::kSlot, where);
     if (arg.slot.empty())
       reader.error(where, "field 'slot' is empty");
+  }
+  if (entry.contains(key::kPersistent)) {
+    const Json &value = entry[key::kPersistent];
+    if (arg.role != ArgRole::Buffer)
+      reader.error(where, "field 'persistent' is for buffer arguments only");
+    if (!value.is_boolean())
+      reader.error(where, "field 'persistent' must be true or false, got " +
+                              value.dump());
+    arg.persistent = value.get<bool>();
+  } else if (arg.role == ArgRole::Buffer) {
+    reader.error(where, "a buffer needs field 'persistent'");
   }
   if (entry.contains(key::kDefault)) {
     const Json &value = entry[key::kDefault];
@@ -491,6 +497,11 @@ bool zshard::rt::isStateRole(ArgRole role) {
          role == ArgRole::ParamShard || role == ArgRole::OptStateShard;
 }
 
+bool zshard::rt::isCheckpointed(const ArgumentDesc &arg) {
+  return isStateRole(arg.role) ||
+         (arg.role == ArgRole::Buffer && arg.persistent);
+}
+
 bool zshard::rt::isShardRole(ArgRole role) {
   return role == ArgRole::ParamShard || role == ArgRole::OptStateShard;
 }
@@ -509,6 +520,8 @@ const char *zshard::rt::roleName(ArgRole role) {
     return "param_shard";
   case ArgRole::OptStateShard:
     return "opt_state_shard";
+  case ArgRole::Buffer:
+    return "buffer";
   }
   return "?";
 }

@@ -38,7 +38,20 @@
 
 namespace zshard::rt {
 
-enum class ArgRole { Param, OptState, Batch, Hyper, ParamShard, OptStateShard };
+/// Buffer: non-trained state, replicated, never updated, checkpointed when
+/// persistent (docs/contract.md, "Roles").
+enum class ArgRole {
+  Param,
+  OptState,
+  Batch,
+  Hyper,
+  ParamShard,
+  OptStateShard,
+  Buffer
+};
+inline constexpr ArgRole allArgRoles[] = {
+    ArgRole::Param,      ArgRole::OptState,      ArgRole::Batch, ArgRole::Hyper,
+    ArgRole::ParamShard, ArgRole::OptStateShard, ArgRole::Buffer};
 enum class ResultRole {
   Loss,
   ParamOut,
@@ -47,7 +60,8 @@ enum class ResultRole {
   OptStateShardOut
 };
 
-/// "param", "opt_state", "batch", "hyper", "param_shard", "opt_state_shard".
+/// "param", "opt_state", "batch", "hyper", "param_shard", "opt_state_shard",
+/// "buffer": the one place the runtime spells them.
 const char *roleName(ArgRole role);
 /// "loss", "param_out", "opt_state_out", "param_shard_out",
 /// "opt_state_shard_out".
@@ -76,16 +90,22 @@ struct ArgumentDesc {
   ArgRole role = ArgRole::Param;
   std::string name;
   TensorType type;
-  std::string initText; ///< param and opt_state only.
+  std::string initText; ///< param, opt_state and buffer only.
   InitSpec init;        ///< parsed initText.
   std::string param;    ///< opt_state only: the parameter it belongs to.
   std::string unit;     ///< param_shard and opt_state_shard: the unit.
   std::string slot;     ///< opt_state_shard: the slot ("exp_avg", ...).
   Placement placement = Placement::Device; ///< host: opt_state(_shard) only.
+  /// buffer only: checkpoints (rank, full, --save-torch) hold it.
+  bool persistent = false;
   /// hyper only: the value the producer recorded ("default"), e.g. the
   /// exporter's optimizer's lr; the launcher uses it unless told otherwise.
   std::optional<double> defaultValue;
 };
+
+/// Whether checkpoints hold \p arg: state (param, opt_state and their
+/// shards) and persistent buffers.
+bool isCheckpointed(const ArgumentDesc &arg);
 
 struct ResultDesc {
   int64_t index = 0;

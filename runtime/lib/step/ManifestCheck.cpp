@@ -148,7 +148,7 @@ void zshard::rt::checkManifestRoles(Manifest &manifest) {
   auto error = [&](const std::string &problem) {
     fail(manifest.path + ": " + problem);
   };
-  std::set<std::string> params, optStates, inputs, shards;
+  std::set<std::string> params, optStates, inputs, shards, buffers;
   for (const ArgumentDesc &arg : manifest.arguments) {
     std::string what = std::string(roleName(arg.role)) + " '" + arg.name + "'";
     switch (arg.role) {
@@ -191,6 +191,10 @@ void zshard::rt::checkManifestRoles(Manifest &manifest) {
     case ArgRole::Param:
       if (!params.insert(arg.name).second)
         error("two param arguments are named '" + arg.name + "'");
+      break;
+    case ArgRole::Buffer:
+      if (!buffers.insert(arg.name).second)
+        error("two buffer arguments are named '" + arg.name + "'");
       break;
     case ArgRole::OptState:
       if (!optStates.insert(arg.name).second)
@@ -262,7 +266,8 @@ void zshard::rt::checkManifestRoles(Manifest &manifest) {
             holder);
   };
   for (const ArgumentDesc &arg : manifest.arguments)
-    if (arg.role == ArgRole::Param || arg.role == ArgRole::OptState)
+    if (arg.role == ArgRole::Param || arg.role == ArgRole::OptState ||
+        arg.role == ArgRole::Buffer)
       claim(arg.name, std::string(roleName(arg.role)) + " '" + arg.name + "'");
   for (const UnitDesc &unit : manifest.units) {
     if (!unit.sharded())

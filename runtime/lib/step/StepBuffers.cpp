@@ -25,6 +25,8 @@ zshard_rt_mem_category zshard::rt::categoryOf(ArgRole role) {
     return ZSHARD_RT_MEM_ACTIVATIONS;
   case ArgRole::Hyper:
     return ZSHARD_RT_MEM_OTHER;
+  case ArgRole::Buffer:
+    return ZSHARD_RT_MEM_BUFFERS;
   }
   return ZSHARD_RT_MEM_OTHER;
 }

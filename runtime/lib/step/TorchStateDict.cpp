@@ -46,11 +46,12 @@ std::vector<unsigned char> parseHex(const std::string &name,
   return bytes;
 }
 
-/// The step's parameters by name (arguments and members of units).
+/// The step's parameters (arguments and members of units) and persistent
+/// buffer arguments by name.
 const StateTensor *findParam(const std::vector<StateTensor> &state,
                              const std::string &name) {
   for (const StateTensor &t : state)
-    if (t.isParam && t.name == name)
+    if ((t.isParam || (t.isBuffer && t.persistent)) && t.name == name)
       return &t;
   return nullptr;
 }
@@ -113,7 +114,7 @@ std::vector<TorchEntry> zshard::rt::torchStateDict(const Manifest &manifest) {
   const std::string *recorded = manifest.findModuleAttr(torchStateDictAttr);
   if (!recorded) {
     for (const StateTensor &t : state)
-      if (t.isParam)
+      if (t.isParam || (t.isBuffer && t.persistent))
         entries.push_back({t.name, t.dtype, t.shape, t.name, {}});
     return entries;
   }

@@ -10,7 +10,8 @@
 /// manifest's "module" section): one entry per state_dict key, in
 /// state_dict order, with its safetensors dtype and shape, and either
 ///  - "param": the step parameter holding it (itself, or for a tied weight
-///    such as `lm_head.weight` the one parameter it is tied to), or
+///    such as `lm_head.weight` the one parameter it is tied to), or the
+///    persistent buffer argument of that name, or
 ///  - "data": the hex bytes of a persistent buffer the exporter folded into
 ///    the step as a constant (the value torch's checkpoint carries).
 ///

@@ -98,7 +98,7 @@ TEST(RunnerErrorsTest, Artifacts) {
        },
        manifestAt + "arguments\\[2\\] \\('lr'\\): unknown argument role "
                     "'constant' \\(known: param, opt_state, batch, hyper, "
-                    "param_shard, opt_state_shard\\)"},
+                    "param_shard, opt_state_shard, buffer\\)"},
       {"signature of the manifest",
        [](const TempDir &d) {
          Json m = quadManifest();

@@ -207,7 +207,7 @@ TEST(TraceRunnerTest, MemoryTimelineOfOneStep) {
   EXPECT_EQ(timeline["categories"],
             Json::array({"parameters", "gradients", "optimizer_state",
                          "activations", "communication", "other",
-                         "host_offload"}));
+                         "host_offload", "buffers"}));
   const Json &events = timeline["events"];
   // The start, then the step's hook allocations (the gathered buffer and the
   // gradient, 14 floats each, and inside them sumOfSquares's one-float

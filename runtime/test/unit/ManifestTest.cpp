@@ -228,7 +228,7 @@ TEST(ManifestTest, EntryErrors) {
   EXPECT_EQ(errorAfter([](Json &m) { m["arguments"][2]["role"] = "input"; }),
             at + "arguments[2] ('x'): unknown argument role 'input' (known: "
                  "param, opt_state, batch, hyper, param_shard, "
-                 "opt_state_shard)");
+                 "opt_state_shard, buffer)");
   EXPECT_EQ(errorAfter([](Json &m) { m["arguments"][2]["dtype"] = "f8"; }),
             at + "arguments[2] ('x'): unknown dtype 'f8' (known: f32, f64, "
                  "f16, bf16, i64, i32, i8, u8, u16, u32, i1)");
@@ -418,6 +418,64 @@ TEST(ManifestTest, HyperDefaultAndTarget) {
             at + "target 'gpu' is not 'cpu' or 'cuda'");
   EXPECT_EQ(errorAfter([](Json &m) { m["target"] = 1; }),
             at + "field 'target' must be a string, got 1");
+}
+
+/// The valid manifest with a persistent buffer argument "scale" [4] (index 5).
+Json withBuffer(bool persistent = true) {
+  Json m = validManifest();
+  m["arguments"].push_back({{"index", 5},
+                            {"role", "buffer"},
+                            {"name", "scale"},
+                            {"dtype", "f32"},
+                            {"shape", {4}},
+                            {"init", "ones"},
+                            {"persistent", persistent}});
+  return m;
+}
+
+// Tests the buffer role: read with its init spec and persistence, charged
+// to the buffers category, and every rule on it.
+TEST(ManifestTest, BufferArguments) {
+  Manifest m = parse(withSignature(withBuffer()));
+  ASSERT_EQ(m.arguments.size(), 6u);
+  EXPECT_EQ(m.arguments[5].role, ArgRole::Buffer);
+  EXPECT_TRUE(m.arguments[5].persistent);
+  EXPECT_EQ(m.arguments[5].init.kind, InitSpec::Kind::Ones);
+  EXPECT_TRUE(isCheckpointed(m.arguments[5]));
+  EXPECT_FALSE(isStateRole(ArgRole::Buffer));
+  EXPECT_EQ(categoryOf(m.arguments[5]), ZSHARD_RT_MEM_BUFFERS);
+  Manifest derived = parse(withSignature(withBuffer(false)));
+  EXPECT_FALSE(isCheckpointed(derived.arguments[5]));
+
+  auto errorWith = [](const std::function<void(Json &)> &edit) {
+    return errorAfter([&](Json &m) {
+      m = withBuffer();
+      edit(m);
+    });
+  };
+  EXPECT_EQ(errorWith([](Json &m) { m["arguments"][5].erase("persistent"); }),
+            at + "arguments[5] ('scale'): a buffer needs field 'persistent'");
+  EXPECT_EQ(errorWith([](Json &m) { m["arguments"][5]["persistent"] = 1; }),
+            at + "arguments[5] ('scale'): field 'persistent' must be true or "
+                 "false, got 1");
+  EXPECT_EQ(errorWith([](Json &m) { m["arguments"][0]["persistent"] = true; }),
+            at + "arguments[0] ('w'): field 'persistent' is for buffer "
+                 "arguments only");
+  EXPECT_EQ(errorWith([](Json &m) { m["arguments"][5].erase("init"); }),
+            at + "arguments[5] ('scale'): missing field 'init'");
+  EXPECT_EQ(errorWith([](Json &m) { m["arguments"][5]["init"] = "param"; }),
+            at + "arguments[5] ('scale'): init spec 'param' is for opt_state "
+                 "arguments only");
+  EXPECT_EQ(errorWith([](Json &m) { m["arguments"][5]["name"] = "w"; }),
+            at + "state tensor 'w' is both param 'w' and buffer 'w'");
+  EXPECT_EQ(errorWith([](Json &m) {
+              m["arguments"][4]["role"] = "buffer";
+              m["arguments"][4]["name"] = "scale";
+              m["arguments"][4]["shape"] = {4};
+              m["arguments"][4]["init"] = "ones";
+              m["arguments"][4]["persistent"] = false;
+            }),
+            at + "two buffer arguments are named 'scale'");
 }
 
 // Tests the buffers of a step with an in-place result and offloaded state:

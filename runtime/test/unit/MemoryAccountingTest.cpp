@@ -22,7 +22,7 @@ constexpr zshard_rt_mem_category allCategories[] = {
     ZSHARD_RT_MEM_PARAMETERS,      ZSHARD_RT_MEM_GRADIENTS,
     ZSHARD_RT_MEM_OPTIMIZER_STATE, ZSHARD_RT_MEM_ACTIVATIONS,
     ZSHARD_RT_MEM_COMMUNICATION,   ZSHARD_RT_MEM_OTHER,
-    ZSHARD_RT_MEM_HOST_OFFLOAD};
+    ZSHARD_RT_MEM_HOST_OFFLOAD,    ZSHARD_RT_MEM_BUFFERS};
 static_assert(std::size(allCategories) == ZSHARD_RT_MEM_NUM_CATEGORIES);
 
 /// A fresh context per test.

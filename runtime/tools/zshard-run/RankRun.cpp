@@ -313,6 +313,7 @@ void RankRun::initState() {
                             : "") +
             ")");
       firstStep = loadRankState(*manifest, state, path, place) + 1;
+      initDerivedBuffers(*manifest, state, seed, place);
     } else {
       firstStep = loadState(*manifest, state, resume, StateFile::Checkpoint,
                             seed, place) +

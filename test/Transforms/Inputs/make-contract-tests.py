@@ -18,7 +18,7 @@ def extra(desc, arg, *errs):
     sig.append((desc, base.replace(LR, LR+',\n    '+arg,1), errs))
 extra("a step argument is a static tensor", '%extra: tensor<?x4xf32> {zshard.role = "batch", zshard.name = "e"}', "argument #4 must be a statically shaped ranked tensor, got 'tensor<?x4xf32>'")
 case("every argument has a role", X, '%x: tensor<8x4xf32> {zshard.name = "x"}', "argument #2 has no zshard.role")
-case("roles are known", X, '%x: tensor<8x4xf32> {zshard.role = "input", zshard.name = "x"}', "argument #2 has unknown zshard.role 'input'; expected param, opt_state, batch or hyper")
+case("roles are known", X, '%x: tensor<8x4xf32> {zshard.role = "input", zshard.name = "x"}', "argument #2 has unknown zshard.role 'input'; expected param, opt_state, buffer, batch or hyper")
 case("arguments are named", X, '%x: tensor<8x4xf32> {zshard.role = "batch"}', "argument #2 (batch) needs a zshard.name")
 extra("names are dotted paths", '%extra: tensor<2xf32> {zshard.role = "batch", zshard.name = "fc..bias"}', "argument #4 ('fc..bias'): 'fc..bias' is not a dotted path")
 case("names are unique", X, '%x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "lr"}', "name 'lr' is used by arguments #2 and #3")

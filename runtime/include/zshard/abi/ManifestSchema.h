@@ -83,6 +83,8 @@ inline constexpr const char *kSlot = "slot";
 inline constexpr const char *kPlacement = "placement";
 /// A hyper's recorded value (from the step's `zshard.default`).
 inline constexpr const char *kDefault = "default";
+/// A buffer argument's flag: whether checkpoints hold it.
+inline constexpr const char *kPersistent = "persistent";
 /// A result the step writes into its argument's buffer.
 inline constexpr const char *kInPlace = "in_place";
 

@@ -7,7 +7,7 @@
 /// \file
 /// The memory categories (zshard_rt_mem_category, RuntimeCodes.h) by name,
 /// as the runtime's accounting reports them and the compiler's memory plan
-/// prints them ("parameters", ..., "host_offload"), and which of them are
+/// prints them ("parameters", ..., "host_offload", "buffers"), and which of them are
 /// device memory.
 ///
 /// Header-only C++17 with no LLVM or MLIR dependency.
@@ -42,6 +42,8 @@ constexpr const char *memCategoryName(int category) {
     return "other";
   case ZSHARD_RT_MEM_HOST_OFFLOAD:
     return "host_offload";
+  case ZSHARD_RT_MEM_BUFFERS:
+    return "buffers";
   default:
     return nullptr;
   }

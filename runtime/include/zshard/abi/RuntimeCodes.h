@@ -32,7 +32,8 @@ typedef enum zshard_rt_mem_category {
   ZSHARD_RT_MEM_COMMUNICATION = 4, ///< Gathered units, collective buffers.
   ZSHARD_RT_MEM_OTHER = 5,
   ZSHARD_RT_MEM_HOST_OFFLOAD = 6,  ///< Offloaded state in the host pool.
-  ZSHARD_RT_MEM_NUM_CATEGORIES = 7 ///< Number of categories, not a category.
+  ZSHARD_RT_MEM_BUFFERS = 7, ///< Non-trained state (buffer arguments).
+  ZSHARD_RT_MEM_NUM_CATEGORIES = 8 ///< Number of categories, not a category.
 } zshard_rt_mem_category;
 
 /// Whether a matrix operand is used as stored or transposed.
