@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Whole-pipeline compile time without code generation, at LLaMA-2-70B size.
 
-For each depth of the shapes-only `llama2-70b` preset (bf16), measured side
+For each depth of the shapes-only `zshard-gen llama --preset llama2-70b`
+(the Llama-2-70B architecture, bf16), measured side
 by side in one run (best of --repeat):
 
   * unsharded_s  -- `zshard-compile --emit=memory-plan` on the unsharded step
@@ -59,7 +60,7 @@ def main():
         for layers in [int(x) for x in args.layers.split(",")]:
             step = os.path.join(tmp, f"70b-{layers}.mlir")
             sharded = os.path.join(tmp, f"70b-{layers}-fs.mlir")
-            subprocess.run([tool("zshard-gen"), "gpt", "--preset", "llama2-70b", "--dtype",
+            subprocess.run([tool("zshard-gen"), "llama", "--preset", "llama2-70b", "--dtype",
                             "bf16", "--layers", str(layers), "-o", step], check=True)
             unsharded_s, _ = timed([tool("zshard-compile"), step, "--emit=memory-plan"],
                                    args.repeat)
@@ -77,7 +78,7 @@ def main():
         if args.auto:
             step = os.path.join(tmp, "70b-80.mlir")
             if not os.path.exists(step):
-                subprocess.run([tool("zshard-gen"), "gpt", "--preset", "llama2-70b", "--dtype",
+                subprocess.run([tool("zshard-gen"), "llama", "--preset", "llama2-70b", "--dtype",
                                 "bf16", "-o", step], check=True)
             start = time.perf_counter()
             r = subprocess.run([tool("zshard-compile"), step, "--auto", "--ranks",
