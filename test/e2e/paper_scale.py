@@ -17,8 +17,8 @@ and moments, seq 4096, shapes only) goes through `zshard-compile --auto
 
 P is computed from the shapes (llama_shapes.py, where the expected memory
 figures are written once) and checked against the count zshard-gen prints;
-the chosen plans' parameters, optimizer state and host pool per rank must
-be the memory table's within 1%. The two --auto runs run side by side.
+the chosen plans' parameters, gradient peak, optimizer state and host pool
+per rank must be the memory table's within 1%. The two --auto runs run side by side.
 
 usage: paper_scale.py --bin BUILD/bin --work DIR
 """
@@ -38,14 +38,15 @@ B = 2  # bf16
 EXPECTED = {64: "full_shard+remat", 8: "full_shard+remat+offload"}
 
 
-def held_bytes(report):
-    """{category: bytes held by the runtime} of the memory plan table."""
-    held = {}
+def plan_bytes(report):
+    """{category: (bytes held by the runtime, peak bytes)} of the memory plan
+    table."""
+    rows = {}
     for line in report.splitlines():
         cols = line.split()
         if len(cols) == 4 and cols[1].isdigit():
-            held[cols[0]] = int(cols[1])
-    return held
+            rows[cols[0]] = (int(cols[1]), int(cols[2]))
+    return rows
 
 
 def check(ranks, result, P, failures):
@@ -57,15 +58,18 @@ def check(ranks, result, P, failures):
         failures.append(f"{ranks} ranks: expected {want} chosen, got {chosen or result.stderr}")
         return
     offload = want.endswith("+offload")
-    params, _, optim = state_bytes("full_shard", P, ranks, B, offload=offload)
-    held = held_bytes(out)
+    params, grads, optim = state_bytes("full_shard", P, ranks, B, offload=offload)
+    rows = plan_bytes(out)
     host = state_bytes("full_shard", P, ranks, B)[2] if offload else 0
-    for category, expected in (("parameters", params), ("optimizer_state", optim),
-                               ("host_offload", host)):
-        got = held.get(category)
+    # Parameters, optimizer state and host pool held for the whole step; the
+    # gradient shards at their peak.
+    for category, column, expected in (("parameters", 0, params), ("gradients", 1, grads),
+                                       ("optimizer_state", 0, optim),
+                                       ("host_offload", 0, host)):
+        got = rows[category][column] if category in rows else None
         if got is None or abs(got - expected) > 0.01 * max(expected, 1):
-            failures.append(f"{ranks} ranks, {want}: {category} held {got} bytes, "
-                            f"the memory table says {expected:.0f}")
+            failures.append(f"{ranks} ranks, {want}: {category} {('held', 'peak')[column]} "
+                            f"{got} bytes, the memory table says {expected:.0f}")
     if offload:
         # The state alone of every candidate without offload is over budget.
         without = sum(state_bytes("full_shard", P, ranks, B))
