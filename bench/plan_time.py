@@ -8,7 +8,8 @@ by side in one run (best of --repeat):
   * unsharded_s  -- `zshard-compile --emit=memory-plan` on the unsharded step
                     (verify, bufferize, in-place updates, deallocations, plan);
   * shard_s      -- `zshard-opt` form-units + shard + async + prefetch for
-                    full_shard over --ranks (the sharding passes alone);
+                    full_shard over --ranks, one unit per decoder layer
+                    (the sharding passes alone);
   * sharded_s    -- `zshard-compile --emit=memory-plan` of that sharded step;
   * peak_gib     -- its predicted peak per rank.
 
@@ -65,7 +66,8 @@ def main():
             unsharded_s, _ = timed([tool("zshard-compile"), step, "--emit=memory-plan"],
                                    args.repeat)
             shard_s, _ = timed([tool("zshard-opt"), step, "--mlir-print-debuginfo",
-                                f"--zshard-form-units=ranks={args.ranks} strategy=full_shard",
+                                f"--zshard-form-units=pattern=model.layers.<i> ranks={args.ranks} "
+                                "strategy=full_shard",
                                 "--zshard-shard", "--zshard-async", "--zshard-prefetch",
                                 "-o", sharded], args.repeat)
             sharded_s, report = timed([tool("zshard-compile"), sharded, "--emit=memory-plan"],
