@@ -1,10 +1,12 @@
 #!/usr/bin/python3
-"""Time zshard-gen on full-size, shapes-only GPT steps and print JSON.
+"""Time zshard-gen on full-size, shapes-only Llama and GPT steps; print JSON.
 
 For each configuration this measures, best of --repeat runs:
 
-  * gen_s      -- `zshard-gen gpt --preset ... --layers L -o FILE` wall time
-                  (build, verify and print the module);
+  * gen_s      -- `zshard-gen MODEL --preset ... --layers L -o FILE` wall time
+                  (MODEL `llama`: the Llama architecture at its published
+                  shapes; `gpt`: GPT-2 blocks at Llama-2 sizes)
+                  build, verify and print the module;
   * parse_s    -- `zshard-opt FILE -o /dev/null` wall time (parse + verify);
   * bytes      -- size of the written IR;
   * ops        -- every operation, nested ones included, from
@@ -27,9 +29,11 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# (preset, layers): llama2-7b shapes at growing depth, then the 70b preset.
-CONFIGS = [("llama2-7b", 2), ("llama2-7b", 8), ("llama2-7b", 32),
-           ("llama2-7b", 80), ("llama2-70b", 80)]
+# (model, preset, layers): llama2-7b shapes at growing depth, then the 70b
+# preset, for the Llama architecture and for the GPT-2-block presets.
+CONFIGS = [(model, preset, layers) for model in ("llama", "gpt")
+           for preset, layers in [("llama2-7b", 2), ("llama2-7b", 8), ("llama2-7b", 32),
+                                  ("llama2-7b", 80), ("llama2-70b", 80)]]
 
 
 def find_bin(explicit):
@@ -77,13 +81,14 @@ def main():
 
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        for preset, layers in CONFIGS:
-            path = os.path.join(tmp, f"{preset}-{layers}.mlir")
-            gen_s, _ = timed([gen, "gpt", "--preset", preset, "--layers",
+        for model, preset, layers in CONFIGS:
+            path = os.path.join(tmp, f"{model}-{preset}-{layers}.mlir")
+            gen_s, _ = timed([gen, model, "--preset", preset, "--layers",
                               str(layers), "-o", path], args.repeat)
             parse_s, _ = timed([opt, path, "-o", os.devnull], args.repeat)
             stats = op_stats(opt, path)
             results.append({
+                "model": model,
                 "preset": preset,
                 "layers": layers,
                 "gen_s": round(gen_s, 4),
@@ -94,7 +99,7 @@ def main():
                 "linalg.batch_matmul": stats.get("linalg.batch_matmul", 0),
                 "linalg.generic": stats.get("linalg.generic", 0),
             })
-    json.dump({"benchmark": "zshard-gen gpt shapes-only", "bin": bindir,
+    json.dump({"benchmark": "zshard-gen llama and gpt shapes-only", "bin": bindir,
                "repeat": args.repeat, "results": results}, sys.stdout, indent=1)
     sys.stdout.write("\n")
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Whole-pipeline compile time without code generation, at LLaMA-2-70B size.
 
-For each depth of the shapes-only `llama2-70b` preset (bf16), measured side
+For each depth of the shapes-only `zshard-gen llama --preset llama2-70b`
+(the Llama-2-70B architecture, bf16), measured side
 by side in one run (best of --repeat):
 
   * unsharded_s  -- `zshard-compile --emit=memory-plan` on the unsharded step
                     (verify, bufferize, in-place updates, deallocations, plan);
   * shard_s      -- `zshard-opt` form-units + shard + async + prefetch for
-                    full_shard over --ranks (the sharding passes alone);
+                    full_shard over --ranks, one unit per decoder layer
+                    (the sharding passes alone);
   * sharded_s    -- `zshard-compile --emit=memory-plan` of that sharded step;
   * peak_gib     -- its predicted peak per rank.
 
@@ -59,12 +61,13 @@ def main():
         for layers in [int(x) for x in args.layers.split(",")]:
             step = os.path.join(tmp, f"70b-{layers}.mlir")
             sharded = os.path.join(tmp, f"70b-{layers}-fs.mlir")
-            subprocess.run([tool("zshard-gen"), "gpt", "--preset", "llama2-70b", "--dtype",
+            subprocess.run([tool("zshard-gen"), "llama", "--preset", "llama2-70b", "--dtype",
                             "bf16", "--layers", str(layers), "-o", step], check=True)
             unsharded_s, _ = timed([tool("zshard-compile"), step, "--emit=memory-plan"],
                                    args.repeat)
             shard_s, _ = timed([tool("zshard-opt"), step, "--mlir-print-debuginfo",
-                                f"--zshard-form-units=ranks={args.ranks} strategy=full_shard",
+                                f"--zshard-form-units=pattern=model.layers.<i> ranks={args.ranks} "
+                                "strategy=full_shard",
                                 "--zshard-shard", "--zshard-async", "--zshard-prefetch",
                                 "-o", sharded], args.repeat)
             sharded_s, report = timed([tool("zshard-compile"), sharded, "--emit=memory-plan"],
@@ -77,7 +80,7 @@ def main():
         if args.auto:
             step = os.path.join(tmp, "70b-80.mlir")
             if not os.path.exists(step):
-                subprocess.run([tool("zshard-gen"), "gpt", "--preset", "llama2-70b", "--dtype",
+                subprocess.run([tool("zshard-gen"), "llama", "--preset", "llama2-70b", "--dtype",
                                 "bf16", "-o", step], check=True)
             start = time.perf_counter()
             r = subprocess.run([tool("zshard-compile"), step, "--auto", "--ranks",

@@ -19,9 +19,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Gen/DecoderStep.h"
 #include "zshard/Gen/Layers.h"
 #include "zshard/Gen/Models.h"
-#include "zshard/Gen/Optimizer.h"
 #include "zshard/Gen/StepSignature.h"
 
 using namespace mlir;
@@ -60,7 +60,7 @@ OwningOpRef<ModuleOp> zshard::gen::buildGptStep(MLIRContext &ctx,
   unsigned wpe = sig.addParam("wpe", {T, D}, normal);
   std::vector<BlockParams> blocks;
   for (int64_t i = 0; i < cfg.layers; ++i) {
-    std::string h = "h." + std::to_string(i) + ".";
+    std::string h = blockPath("h", i) + ".";
     BlockParams p;
     p.ln1w = sig.addParam(h + "ln_1.weight", {D}, "ones");
     p.ln1b = sig.addParam(h + "ln_1.bias", {D}, "zeros");
@@ -81,32 +81,23 @@ OwningOpRef<ModuleOp> zshard::gen::buildGptStep(MLIRContext &ctx,
   unsigned lmHead =
       cfg.tied ? wte : sig.addParam("lm_head.weight", {D, V}, normal);
   // The classes of Hugging Face's GPT2LMHeadModel, for wrapping by class.
-  for (int64_t i = 0; i < cfg.layers; ++i) {
-    std::string h = "h." + std::to_string(i);
-    sig.addModuleClass(h, "GPT2Block");
-    sig.addModuleClass(h + ".ln_1", "LayerNorm");
-    sig.addModuleClass(h + ".attn", "GPT2Attention");
-    sig.addModuleClass(h + ".attn.c_attn", "Conv1D");
-    sig.addModuleClass(h + ".attn.c_proj", "Conv1D");
-    sig.addModuleClass(h + ".ln_2", "LayerNorm");
-    sig.addModuleClass(h + ".mlp", "GPT2MLP");
-    sig.addModuleClass(h + ".mlp.c_fc", "Conv1D");
-    sig.addModuleClass(h + ".mlp.c_proj", "Conv1D");
-  }
+  addBlockClasses(sig, "h", cfg.layers,
+                  {{"", "GPT2Block"},
+                   {"ln_1", "LayerNorm"},
+                   {"attn", "GPT2Attention"},
+                   {"attn.c_attn", "Conv1D"},
+                   {"attn.c_proj", "Conv1D"},
+                   {"ln_2", "LayerNorm"},
+                   {"mlp", "GPT2MLP"},
+                   {"mlp.c_fc", "Conv1D"},
+                   {"mlp.c_proj", "Conv1D"}});
   sig.addModuleClass("ln_f", "LayerNorm");
   if (!cfg.tied)
     sig.addModuleClass("lm_head", "Linear");
-  sig.addBatch("tokens", {B, T}, sb.i32());
-  sig.addBatch("targets", {B, T}, sb.i32());
-  sig.create(*module);
+  createTokenStep(sig, sb, *module, B, T);
 
   auto P = [&](unsigned i) { return sig.param(i); };
-  auto blockPath = [](int64_t i, StringRef sub) {
-    std::string p = "h." + std::to_string(i);
-    if (!sub.empty())
-      p += "." + sub.str();
-    return p;
-  };
+  auto hPath = [](int64_t i, StringRef sub) { return blockPath("h", i, sub); };
   using Scope = StepBuilder::PathScope;
   AttentionShape attnShape{B, T, H, D / H};
   Value tokens = sig.batch("tokens"), targets = sig.batch("targets");
@@ -130,46 +121,46 @@ OwningOpRef<ModuleOp> zshard::gen::buildGptStep(MLIRContext &ctx,
     const BlockParams &p = blocks[i];
     BlockCache &c = caches[i];
     {
-      Scope s(sb, blockPath(i, "ln_1"));
+      Scope s(sb, hPath(i, "ln_1"));
       c.a = layerNormForward(sb, x, P(p.ln1w), P(p.ln1b), c.ln1);
     }
     Value qkv;
     {
-      Scope s(sb, blockPath(i, "attn.c_attn"));
+      Scope s(sb, hPath(i, "attn.c_attn"));
       qkv = linearForward(sb, c.a, P(p.attnW), P(p.attnB));
     }
     {
-      Scope s(sb, blockPath(i, "attn"));
+      Scope s(sb, hPath(i, "attn"));
       c.o = attentionForward(sb, qkv, attnShape, c.attn);
     }
     Value y;
     {
-      Scope s(sb, blockPath(i, "attn.c_proj"));
+      Scope s(sb, hPath(i, "attn.c_proj"));
       y = linearForward(sb, c.o, P(p.projW), P(p.projB));
     }
     {
-      Scope s(sb, blockPath(i, ""));
+      Scope s(sb, hPath(i, ""));
       x = addTensors(sb, x, y);
     }
     {
-      Scope s(sb, blockPath(i, "ln_2"));
+      Scope s(sb, hPath(i, "ln_2"));
       c.m = layerNormForward(sb, x, P(p.ln2w), P(p.ln2b), c.ln2);
     }
     {
-      Scope s(sb, blockPath(i, "mlp.c_fc"));
+      Scope s(sb, hPath(i, "mlp.c_fc"));
       c.f = linearForward(sb, c.m, P(p.fcW), P(p.fcB));
     }
     {
-      Scope s(sb, blockPath(i, "mlp"));
+      Scope s(sb, hPath(i, "mlp"));
       c.g = geluForward(sb, c.f);
     }
     Value z;
     {
-      Scope s(sb, blockPath(i, "mlp.c_proj"));
+      Scope s(sb, hPath(i, "mlp.c_proj"));
       z = linearForward(sb, c.g, P(p.mprojW), P(p.mprojB));
     }
     {
-      Scope s(sb, blockPath(i, ""));
+      Scope s(sb, hPath(i, ""));
       x = addTensors(sb, x, z);
     }
   }
@@ -227,7 +218,7 @@ OwningOpRef<ModuleOp> zshard::gen::buildGptStep(MLIRContext &ctx,
     // Backward of `path`'s y = x @ W + b: stores W's and b's gradients and
     // returns dx.
     auto linearGrad = [&](StringRef path, Value dy, Value x, auto w, auto b) {
-      Scope s(sb, blockPath(i, path));
+      Scope s(sb, hPath(i, path));
       LinearGrads g = linearBackward(sb, dy, x, P(w), true, true);
       grads[w] = g.dw;
       grads[b] = g.db;
@@ -236,7 +227,7 @@ OwningOpRef<ModuleOp> zshard::gen::buildGptStep(MLIRContext &ctx,
     // Backward of `path`'s LayerNorm: stores its gradients and returns dx.
     auto layerNormGrad = [&](StringRef path, Value dy, auto w, auto b,
                              const auto &cache) {
-      Scope s(sb, blockPath(i, path));
+      Scope s(sb, hPath(i, path));
       LayerNormGrads g = layerNormBackward(sb, dy, P(w), cache);
       grads[w] = g.dw;
       grads[b] = g.db;
@@ -246,26 +237,26 @@ OwningOpRef<ModuleOp> zshard::gen::buildGptStep(MLIRContext &ctx,
     Value dg = linearGrad("mlp.c_proj", dx, c.g, p.mprojW, p.mprojB);
     Value df;
     {
-      Scope s(sb, blockPath(i, "mlp"));
+      Scope s(sb, hPath(i, "mlp"));
       df = geluBackward(sb, dg, c.f);
     }
     Value dm = linearGrad("mlp.c_fc", df, c.m, p.fcW, p.fcB);
     Value dmid = layerNormGrad("ln_2", dm, p.ln2w, p.ln2b, c.ln2);
     {
-      Scope s(sb, blockPath(i, ""));
+      Scope s(sb, hPath(i, ""));
       dx = addTensors(sb, dx, dmid);
     }
     // x_mid = x_in + c_proj(attn(c_attn(ln_1(x_in))))
     Value dO = linearGrad("attn.c_proj", dx, c.o, p.projW, p.projB);
     Value dqkv;
     {
-      Scope s(sb, blockPath(i, "attn"));
+      Scope s(sb, hPath(i, "attn"));
       dqkv = attentionBackward(sb, dO, c.attn);
     }
     Value da = linearGrad("attn.c_attn", dqkv, c.a, p.attnW, p.attnB);
     Value din = layerNormGrad("ln_1", da, p.ln1w, p.ln1b, c.ln1);
     {
-      Scope s(sb, blockPath(i, ""));
+      Scope s(sb, hPath(i, ""));
       dx = addTensors(sb, dx, din);
     }
   }
@@ -281,8 +272,6 @@ OwningOpRef<ModuleOp> zshard::gen::buildGptStep(MLIRContext &ctx,
     grads[wte] = sb.toAct(embeddingBackward(sb, dx3, tokens, V, headGradF32));
   }
 
-  AdamWConfig adamw;
-  adamw.maxGradNorm = opts.maxGradNorm;
-  applyAdamWAndReturn(sb, sig, loss, grads, adamw);
+  finishStep(sb, sig, loss, grads, opts);
   return module;
 }

@@ -21,10 +21,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Gen/DecoderStep.h"
 #include "zshard/Gen/Layers.h"
 #include "zshard/Gen/LlamaLayers.h"
 #include "zshard/Gen/Models.h"
-#include "zshard/Gen/Optimizer.h"
 #include "zshard/Gen/StepSignature.h"
 
 using namespace mlir;
@@ -68,7 +68,7 @@ OwningOpRef<ModuleOp> zshard::gen::buildLlamaStep(MLIRContext &ctx,
   unsigned embed = sig.addParam("model.embed_tokens.weight", {V, D}, normal);
   std::vector<LayerParams> layers;
   for (int64_t i = 0; i < cfg.layers; ++i) {
-    std::string l = "model.layers." + std::to_string(i) + ".";
+    std::string l = blockPath("model.layers", i) + ".";
     LayerParams p;
     p.q = sig.addParam(l + "self_attn.q_proj.weight", {H * HD, D}, normal);
     p.k = sig.addParam(l + "self_attn.k_proj.weight", {KV * HD, D}, normal);
@@ -87,30 +87,26 @@ OwningOpRef<ModuleOp> zshard::gen::buildLlamaStep(MLIRContext &ctx,
   // The classes of Hugging Face's LlamaForCausalLM, for wrapping by class.
   sig.addModuleClass("model", "LlamaModel");
   sig.addModuleClass("model.embed_tokens", "Embedding");
-  for (int64_t i = 0; i < cfg.layers; ++i) {
-    std::string l = "model.layers." + std::to_string(i);
-    sig.addModuleClass(l, "LlamaDecoderLayer");
-    sig.addModuleClass(l + ".self_attn", "LlamaAttention");
-    for (const char *proj : {"q_proj", "k_proj", "v_proj", "o_proj"})
-      sig.addModuleClass(l + ".self_attn." + proj, "Linear");
-    sig.addModuleClass(l + ".mlp", "LlamaMLP");
-    for (const char *proj : {"gate_proj", "up_proj", "down_proj"})
-      sig.addModuleClass(l + ".mlp." + proj, "Linear");
-    sig.addModuleClass(l + ".input_layernorm", "LlamaRMSNorm");
-    sig.addModuleClass(l + ".post_attention_layernorm", "LlamaRMSNorm");
-  }
+  addBlockClasses(sig, "model.layers", cfg.layers,
+                  {{"", "LlamaDecoderLayer"},
+                   {"self_attn", "LlamaAttention"},
+                   {"self_attn.q_proj", "Linear"},
+                   {"self_attn.k_proj", "Linear"},
+                   {"self_attn.v_proj", "Linear"},
+                   {"self_attn.o_proj", "Linear"},
+                   {"mlp", "LlamaMLP"},
+                   {"mlp.gate_proj", "Linear"},
+                   {"mlp.up_proj", "Linear"},
+                   {"mlp.down_proj", "Linear"},
+                   {"input_layernorm", "LlamaRMSNorm"},
+                   {"post_attention_layernorm", "LlamaRMSNorm"}});
   sig.addModuleClass("model.norm", "LlamaRMSNorm");
   sig.addModuleClass("lm_head", "Linear");
-  sig.addBatch("tokens", {B, T}, sb.i32());
-  sig.addBatch("targets", {B, T}, sb.i32());
-  sig.create(*module);
+  createTokenStep(sig, sb, *module, B, T);
 
   auto P = [&](unsigned i) { return sig.param(i); };
   auto layerPath = [](int64_t i, StringRef sub) {
-    std::string p = "model.layers." + std::to_string(i);
-    if (!sub.empty())
-      p += "." + sub.str();
-    return p;
+    return blockPath("model.layers", i, sub);
   };
   using Scope = StepBuilder::PathScope;
   GqaShape gqaShape{B, T, H, KV, HD};
@@ -260,8 +256,6 @@ OwningOpRef<ModuleOp> zshard::gen::buildLlamaStep(MLIRContext &ctx,
     grads[embed] = sb.toAct(embeddingBackward(sb, dx3, tokens, V));
   }
 
-  AdamWConfig adamw;
-  adamw.maxGradNorm = opts.maxGradNorm;
-  applyAdamWAndReturn(sb, sig, loss, grads, adamw);
+  finishStep(sb, sig, loss, grads, opts);
   return module;
 }

@@ -10,9 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Gen/DecoderStep.h"
 #include "zshard/Gen/Layers.h"
 #include "zshard/Gen/Models.h"
-#include "zshard/Gen/Optimizer.h"
 #include "zshard/Gen/StepSignature.h"
 
 using namespace mlir;
@@ -88,8 +88,6 @@ OwningOpRef<ModuleOp> zshard::gen::buildMlpStep(MLIRContext &ctx,
     dy = g.dx;
   }
 
-  AdamWConfig adamw;
-  adamw.maxGradNorm = opts.maxGradNorm;
-  applyAdamWAndReturn(sb, sig, loss, grads, adamw);
+  finishStep(sb, sig, loss, grads, opts);
   return module;
 }

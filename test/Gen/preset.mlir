@@ -1,4 +1,5 @@
-// Tests that `--preset llama2-7b` / `llama2-70b` write the full-size shapes
+// Tests that `gpt --preset llama2-7b` / `llama2-70b` (GPT-2 blocks at Llama-2
+// sizes) write the full-size shapes
 // (32 / 80 blocks, d-model 4096 / 8192, 32 / 64 heads, vocab 32000, seq 4096,
 // batch 1, untied) as function arguments only, mark the module
 // `zshard.shapes_only`, and that an explicit option overrides the preset.
@@ -7,6 +8,10 @@
 // RUN: zshard-gen gpt --preset llama2-70b | FileCheck %s --check-prefix=L70
 // RUN: zshard-gen gpt --preset llama2-7b --layers 2 --tied | FileCheck %s --check-prefix=OVERRIDE
 // RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 | FileCheck %s --check-prefix=PLAIN
+// The GPT-2-block presets say what they are on stderr.
+// RUN: zshard-gen gpt --preset llama2-70b --layers 1 2>&1 >/dev/null | FileCheck %s --check-prefix=NOTE
+// NOTE: zshard-gen: gpt --preset llama2-70b: GPT-2 blocks at Llama-2 sizes, not the Llama architecture (that is `zshard-gen llama --preset llama2-70b`){{$}}
+// NOTE-NOT: zshard-gen
 
 // L7: module attributes {zshard.shapes_only}
 // L7: func.func @train_step(%arg0: tensor<32000x4096xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "wte", zshard.role = "param"}

@@ -23,7 +23,10 @@ gradient shards stay in the reduction's dtype, f32 (FSDP's reduce_dtype),
 so the sharded strategies hold P*4/N where the table writes P*b/N for
 b = 4.
 
-Parameters and optimizer state are what the runtime holds for the whole
+P is computed from the Llama-2-7B shapes (llama_shapes.py, where every
+expected figure of this test is written), checked against the count
+zshard-gen prints (6738415616, 6.74e9) and against the parameters of the
+unsharded plan. Parameters and optimizer state are what the runtime holds for the whole
 step (the updates are written in place); the gradient column is the
 gradient category's peak. Each figure must be within 1% (shards are padded
 to a multiple of N). With the optimizer state offloaded (zshard-offload),
@@ -35,9 +38,11 @@ usage: paper_table_7b.py --bin BUILD/bin --work DIR
 
 import argparse
 import json
+import subprocess
 import sys
 
 from e2e_common import paths, run
+from llama_shapes import PUBLISHED, parameter_count, short, state_bytes
 
 N = 8
 STRATEGIES = ["no_shard", "zero1", "shard_grad_op", "full_shard"]
@@ -60,8 +65,15 @@ def main():
     p.add_argument("--work", required=True)
     args = p.parse_args()
     tool, w = paths(args)
-    run([tool("zshard-gen"), "llama", "--preset", "llama2-7b", "--dtype", "bf16",
-         "-o", w("7b.mlir")])
+    gen = run([tool("zshard-gen"), "llama", "--preset", "llama2-7b", "--dtype", "bf16",
+               "-o", w("7b.mlir")], stderr=subprocess.PIPE, text=True)
+    print(gen.stderr, end="")
+    P = parameter_count("llama2-7b")
+    failures = []
+    count_line = f"zshard-gen: llama --preset llama2-7b: {P} parameters ({short(P)})"
+    if short(P) != PUBLISHED["llama2-7b"] or count_line not in gen.stderr:
+        failures.append(f"expected '{count_line}' with {PUBLISHED['llama2-7b']}, "
+                        f"zshard-gen printed {gen.stderr.strip()!r}")
 
     plans = {"no_shard": plan(tool, w, "no_shard", [])}
     for strategy in STRATEGIES[1:]:
@@ -72,21 +84,16 @@ def main():
         "--zshard-offload"])
 
     b = 2
-    P = plans["no_shard"]["held"]["parameters"] // b
-    f32 = 4
-    expected = {
-        "no_shard": (P * b, P * b, 12 * P),
-        "zero1": (P * b, P * f32 / N, 12 * P / N),
-        "shard_grad_op": (P * b, P * f32 / N, 12 * P / N),
-        "full_shard": (P * b / N, P * f32 / N, 12 * P / N),
-        "full_shard+offload": (P * b / N, P * f32 / N, 0),
-    }
-    failures = []
+    if plans["no_shard"]["held"]["parameters"] != P * b:
+        failures.append(f"unsharded plan holds {plans['no_shard']['held']['parameters']} "
+                        f"parameter bytes, the shapes give P*b = {P * b}")
+    expected = {name: state_bytes(name, P, N, b) for name in STRATEGIES}
+    expected["full_shard+offload"] = state_bytes("full_shard", P, N, b, offload=True)
     gb = 1e9
     print(f"P = {P / 1e9:.3f} B parameters, N = {N}")
     print(f"{'strategy':20} {'params GB':>10} {'grads GB':>10} {'optim GB':>10} "
           f"{'host GB':>9} {'activ GB':>9} {'peak GB':>9}")
-    for name, (params, grads, optim) in expected.items():
+    for name, want_columns in expected.items():
         held, peak = plans[name]["held"], plans[name]["peak"]
         params = held["parameters"]
         if name == "shard_grad_op":
@@ -98,11 +105,11 @@ def main():
         print(f"{name:20} {got[0] / gb:10.2f} {got[1] / gb:10.2f} {got[2] / gb:10.2f} "
               f"{held['host_offload'] / gb:9.2f} {peak['activations'] / gb:9.2f} "
               f"{plans[name]['peak_total'] / gb:9.2f}")
-        for column, value, want in zip(("params", "grads", "optimizer"), got, (params, grads, optim)):
+        for column, value, want in zip(("params", "grads", "optimizer"), got, want_columns):
             if abs(value - want) > 0.01 * max(want, 1.0) + (0 if want else 1):
                 failures.append(f"{name} {column}: {value} bytes, table says {want:.0f}")
     offloaded = plans["full_shard+offload"]["held"]["host_offload"]
-    if abs(offloaded - 12 * P / N) > 0.01 * 12 * P / N:
+    if abs(offloaded - expected["full_shard"][2]) > 0.01 * expected["full_shard"][2]:
         failures.append(f"full_shard+offload: host pool {offloaded} bytes, expected 12P/N")
     if failures:
         sys.exit("FAIL: " + "; ".join(failures))

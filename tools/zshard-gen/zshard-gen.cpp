@@ -98,6 +98,25 @@ static const std::map<std::string, LlamaPreset> kLlamaPresets = {
     {"llama3-8b", {32, 4096, 32, 8, 14336, 128256, 8192, 1, 500000.0}},
 };
 
+/// The entry of `table` named by --preset, or null without --preset; a
+/// preset step is shapes only. Fails on a name not in `table`, listing
+/// `expected`.
+template <typename PresetT>
+static const PresetT *
+findPreset(const std::map<std::string, std::string> &values,
+           const std::map<std::string, PresetT> &table,
+           llvm::StringRef expected, GenOptions &opts) {
+  auto given = values.find("--preset");
+  if (given == values.end())
+    return nullptr;
+  auto it = table.find(given->second);
+  if (it == table.end())
+    fail("unknown --preset '" + given->second + "', expected " +
+         expected.str());
+  opts.shapesOnly = true;
+  return &it->second;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     fail("expected a model, 'mlp', 'gpt' or 'llama' (see --help)");
@@ -198,6 +217,16 @@ int main(int argc, char **argv) {
       fail(model.str() + ": missing " + option);
     return parseInt(option, values[option]);
   };
+  // A shape option: its value when given, else the preset's `field` (with a
+  // preset), else an error.
+  auto sizeFrom = [&](const auto *preset) {
+    return [&values, &require, preset](const char *option,
+                                       auto field) -> int64_t {
+      if (preset && !values.count(option))
+        return preset->*field;
+      return require(option);
+    };
+  };
 
   mlir::MLIRContext ctx;
   mlir::OwningOpRef<mlir::ModuleOp> module;
@@ -224,32 +253,20 @@ int main(int argc, char **argv) {
     module = buildMlpStep(ctx, cfg, opts);
   } else if (model == "llama") {
     LlamaConfig cfg;
-    std::optional<LlamaPreset> preset;
-    std::string presetName;
-    if (values.count("--preset")) {
-      presetName = values["--preset"];
-      auto it = kLlamaPresets.find(presetName);
-      if (it == kLlamaPresets.end())
-        fail("unknown --preset '" + presetName +
-             "', expected llama2-7b, llama2-70b or llama3-8b");
-      preset = it->second;
-      opts.shapesOnly = true;
-    }
-    auto size = [&](const char *option, int64_t fromPreset) -> int64_t {
-      if (preset && !values.count(option))
-        return fromPreset;
-      return require(option);
-    };
-    cfg.layers = size("--layers", preset ? preset->layers : 0);
-    cfg.dModel = size("--d-model", preset ? preset->dModel : 0);
-    cfg.heads = size("--heads", preset ? preset->heads : 0);
+    const LlamaPreset *preset =
+        findPreset(values, kLlamaPresets,
+                   "llama2-7b, llama2-70b or llama3-8b", opts);
+    auto size = sizeFrom(preset);
+    cfg.layers = size("--layers", &LlamaPreset::layers);
+    cfg.dModel = size("--d-model", &LlamaPreset::dModel);
+    cfg.heads = size("--heads", &LlamaPreset::heads);
     cfg.kvHeads = values.count("--kv-heads") || preset
-                      ? size("--kv-heads", preset ? preset->kvHeads : 0)
+                      ? size("--kv-heads", &LlamaPreset::kvHeads)
                       : cfg.heads;
-    cfg.ffnHidden = size("--ffn-hidden", preset ? preset->ffnHidden : 0);
-    cfg.vocab = size("--vocab", preset ? preset->vocab : 0);
-    cfg.seq = size("--seq", preset ? preset->seq : 0);
-    cfg.batch = size("--batch", preset ? preset->batch : 0);
+    cfg.ffnHidden = size("--ffn-hidden", &LlamaPreset::ffnHidden);
+    cfg.vocab = size("--vocab", &LlamaPreset::vocab);
+    cfg.seq = size("--seq", &LlamaPreset::seq);
+    cfg.batch = size("--batch", &LlamaPreset::batch);
     if (preset)
       cfg.ropeTheta = preset->ropeTheta;
     if (values.count("--rope-theta")) {
@@ -264,36 +281,31 @@ int main(int argc, char **argv) {
       int64_t count = parameterCount(cfg);
       int exponent = static_cast<int>(std::floor(std::log10(count)));
       double mantissa = count / std::pow(10.0, exponent);
-      llvm::errs() << "zshard-gen: llama --preset " << presetName << ": "
+      llvm::errs() << "zshard-gen: llama --preset " << values["--preset"]
+                   << ": "
                    << count << " parameters ("
                    << llvm::format("%.2fe%d", mantissa, exponent) << ")\n";
     }
     module = buildLlamaStep(ctx, cfg, opts);
   } else {
     GptConfig cfg;
-    std::optional<Preset> preset;
-    if (values.count("--preset")) {
-      auto it = kPresets.find(values["--preset"]);
-      if (it == kPresets.end())
-        fail("unknown --preset '" + values["--preset"] +
-             "', expected llama2-7b or llama2-70b");
-      preset = it->second;
-      opts.shapesOnly = true;
-    }
-    auto size = [&](const char *option, int64_t fromPreset) -> int64_t {
-      if (preset && !values.count(option))
-        return fromPreset;
-      return require(option);
-    };
-    cfg.layers = size("--layers", preset ? preset->layers : 0);
-    cfg.dModel = size("--d-model", preset ? preset->dModel : 0);
-    cfg.heads = size("--heads", preset ? preset->heads : 0);
-    cfg.vocab = size("--vocab", preset ? preset->vocab : 0);
-    cfg.seq = size("--seq", preset ? preset->seq : 0);
-    cfg.batch = size("--batch", preset ? preset->batch : 0);
+    const Preset *preset =
+        findPreset(values, kPresets, "llama2-7b or llama2-70b", opts);
+    auto size = sizeFrom(preset);
+    cfg.layers = size("--layers", &Preset::layers);
+    cfg.dModel = size("--d-model", &Preset::dModel);
+    cfg.heads = size("--heads", &Preset::heads);
+    cfg.vocab = size("--vocab", &Preset::vocab);
+    cfg.seq = size("--seq", &Preset::seq);
+    cfg.batch = size("--batch", &Preset::batch);
     cfg.tied = values.count("--tied") != 0;
     if (std::string error = validate(cfg); !error.empty())
       fail(error);
+    if (preset)
+      llvm::errs() << "zshard-gen: gpt --preset " << values["--preset"]
+                   << ": GPT-2 blocks at Llama-2 sizes, not the Llama "
+                      "architecture (that is `zshard-gen llama --preset "
+                   << values["--preset"] << "`)\n";
     module = buildGptStep(ctx, cfg, opts);
   }
 
