@@ -22,6 +22,7 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -29,6 +30,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -36,6 +38,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Transforms/IPO/MergeFunctions.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/CodeExtractor.h"
 
 using namespace mlir;
@@ -68,6 +71,89 @@ static unsigned outlineTopLevelLoops(llvm::Function &function) {
     }
   }
   return outlined;
+}
+
+/// The global values `function` refers to, through constant expressions
+/// too.
+static void collectReferencedGlobals(
+    llvm::Function &function, llvm::SmallPtrSetImpl<llvm::GlobalValue *> &out) {
+  SmallVector<const llvm::Constant *> worklist;
+  llvm::SmallPtrSet<const llvm::Constant *, 32> seen;
+  for (llvm::Instruction &inst : llvm::instructions(function))
+    for (llvm::Value *operand : inst.operands())
+      if (auto *constant = dyn_cast<llvm::Constant>(operand))
+        if (seen.insert(constant).second)
+          worklist.push_back(constant);
+  while (!worklist.empty()) {
+    const llvm::Constant *constant = worklist.pop_back_val();
+    if (auto *global = dyn_cast<llvm::GlobalValue>(constant)) {
+      out.insert(const_cast<llvm::GlobalValue *>(global));
+      continue;
+    }
+    for (const llvm::Value *operand : constant->operands())
+      if (auto *inner = dyn_cast<llvm::Constant>(operand))
+        if (seen.insert(inner).second)
+          worklist.push_back(inner);
+  }
+}
+
+/// Moves `glue` (the step and its entry points) out of `module` into a
+/// module of its own and returns it. What the glue calls or reads stays in
+/// `module`, given hidden external linkage so that the two objects link;
+/// the glue is left local to its own object.
+static std::unique_ptr<llvm::Module>
+splitGlue(llvm::Module &module, ArrayRef<llvm::Function *> glue) {
+  llvm::SmallPtrSet<llvm::GlobalValue *, 8> isGlue(glue.begin(), glue.end());
+  llvm::SmallPtrSet<llvm::GlobalValue *, 32> referenced;
+  for (llvm::Function *function : glue)
+    collectReferencedGlobals(*function, referenced);
+  unsigned unnamed = 0;
+  for (llvm::GlobalValue *global : referenced) {
+    if (isGlue.contains(global) || !global->hasLocalLinkage())
+      continue;
+    if (!global->hasName())
+      global->setName("zshard.shared." + Twine(unnamed++));
+    global->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    global->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  }
+  llvm::ValueToValueMapTy map;
+  std::unique_ptr<llvm::Module> glueModule =
+      llvm::CloneModule(module, map, [&](const llvm::GlobalValue *global) {
+        return isGlue.contains(global);
+      });
+  // Declarations of what the glue does not use go; the entries that were
+  // exported stay so, the step stays internal to the glue's object.
+  for (llvm::Function &function :
+       llvm::make_early_inc_range(glueModule->functions()))
+    if (function.isDeclaration() && function.use_empty())
+      function.eraseFromParent();
+  for (llvm::GlobalVariable &variable :
+       llvm::make_early_inc_range(glueModule->globals()))
+    if (variable.isDeclaration() && variable.use_empty())
+      variable.eraseFromParent();
+  // Entries first: they call the step.
+  for (llvm::Function *function : llvm::reverse(glue)) {
+    function->replaceAllUsesWith(llvm::PoisonValue::get(function->getType()));
+    function->eraseFromParent();
+  }
+  return glueModule;
+}
+
+/// Writes `module` as an object file at `path` with `machine`.
+static LogicalResult writeObjectFile(llvm::Module &module,
+                                     llvm::TargetMachine &machine,
+                                     StringRef path, ModuleOp lowered) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return lowered.emitError("cannot write ") << path << ": " << ec.message();
+  llvm::legacy::PassManager codegen;
+  if (machine.addPassesToEmitFile(codegen, out, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
+    return lowered.emitError("the target cannot emit object files");
+  codegen.run(module);
+  out.flush();
+  return success();
 }
 
 /// Adds `void ENTRY(ptr buffers)` calling `step(buffers[0], ...)` and
@@ -143,11 +229,11 @@ LogicalResult zshard::checkTargetCPU(StringRef cpu, std::string &error) {
   return failure();
 }
 
-LogicalResult zshard::emitObjectFile(ModuleOp lowered, StringRef stepName,
-                                     unsigned numBuffers, StringRef signature,
-                                     StringRef objectPath,
-                                     const SharedObjectOptions &options,
-                                     std::string *llvmIR) {
+LogicalResult zshard::emitObjectFiles(ModuleOp lowered, StringRef stepName,
+                                      unsigned numBuffers, StringRef signature,
+                                      const StepObjectFiles &paths,
+                                      const SharedObjectOptions &options,
+                                      std::string *llvmIR) {
   // The contract's argument attributes have served; LLVM has no use for them.
   lowered.walk([](LLVM::LLVMFuncOp func) {
     func.removeArgAttrsAttr();
@@ -181,27 +267,40 @@ LogicalResult zshard::emitObjectFile(ModuleOp lowered, StringRef stepName,
   llvm::TargetOptions targetOptions;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, cpu, features, targetOptions, llvm::Reloc::PIC_));
-  if (!machine)
+  // The glue's: fast instruction selection and register allocation.
+  std::unique_ptr<llvm::TargetMachine> glueMachine(target->createTargetMachine(
+      triple, cpu, features, targetOptions, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::None));
+  if (!machine || !glueMachine)
     return lowered.emitError("cannot create a target machine for ") << cpu;
   module->setTargetTriple(triple);
   module->setDataLayout(machine->createDataLayout());
 
-  if (llvm::Function *step = module->getFunction(stepName)) {
+  if (llvm::Function *step = module->getFunction(stepName))
     outlineTopLevelLoops(*step);
-    // What is left of the step is straight-line glue (allocations, calls of
-    // the outlined ops and the runtime, pointer arithmetic), 60k
-    // instructions for GPT-2 small that O3 took 40 s to optimise for no
-    // gain; compiled as at -O0 it costs time linear in its size.
-    step->addFnAttr(llvm::Attribute::OptimizeNone);
-    step->addFnAttr(llvm::Attribute::NoInline);
-  }
   // Loops that compile to the same code (the same loop of every block that
   // zshard-outline-compute-ops left inline) are compiled once.
   llvm::MergeFunctionsPass::runOnModule(*module);
   if (failed(addEntryPoints(*module, stepName, numBuffers, signature,
                             options.entry, error)))
     return lowered.emitError(error);
-  if (llvm::verifyModule(*module, &llvm::errs()))
+  // What is left of the step is straight-line glue (allocations, calls of
+  // the outlined ops and the runtime, pointer arithmetic), about 5,000
+  // instructions per GPT-2-small layer in one block. On it O3's InstCombine
+  // (which of two instructions comes first) and the greedy register
+  // allocator (each call's clobbers against every value live across it)
+  // take time quadratic in depth, for no gain in a sequence of calls. So
+  // the glue becomes an object of its own compiled as at -O0 (fast
+  // instruction selection and register allocation, linear in its size),
+  // and the code it calls is optimised at -O<level> without it.
+  std::unique_ptr<llvm::Module> glue =
+      splitGlue(*module, {module->getFunction(stepName),
+                          module->getFunction(options.entry),
+                          module->getFunction(
+                              options.entry +
+                              ::zshard_abi::manifest::kSignatureSuffix)});
+  if (llvm::verifyModule(*module, &llvm::errs()) ||
+      llvm::verifyModule(*glue, &llvm::errs()))
     return lowered.emitError("generated LLVM IR does not verify");
 
   if (options.optLevel > 0) {
@@ -232,31 +331,34 @@ LogicalResult zshard::emitObjectFile(ModuleOp lowered, StringRef stepName,
   if (llvmIR) {
     llvm::raw_string_ostream os(*llvmIR);
     module->print(os, nullptr);
+    glue->print(os, nullptr);
   }
-
-  std::error_code ec;
-  llvm::raw_fd_ostream out(objectPath, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return lowered.emitError("cannot write ")
-           << objectPath << ": " << ec.message();
-  llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, out, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile))
-    return lowered.emitError("the target cannot emit object files");
-  codegen.run(*module);
-  out.flush();
-  return success();
+  if (failed(writeObjectFile(*module, *machine, paths.code, lowered)))
+    return failure();
+  return writeObjectFile(*glue, *glueMachine, paths.glue, lowered);
 }
 
-LogicalResult zshard::linkSharedObject(StringRef objectPath, StringRef soPath,
-                                       std::string &error) {
+StepObjectFiles zshard::getStepObjectFiles(StringRef dir, StringRef stem) {
+  StepObjectFiles files;
+  SmallString<128> path(dir);
+  llvm::sys::path::append(path, stem + ".o");
+  files.code = path.str().str();
+  path = dir;
+  llvm::sys::path::append(path, stem + ".glue.o");
+  files.glue = path.str().str();
+  return files;
+}
+
+LogicalResult zshard::linkSharedObject(ArrayRef<std::string> objectPaths,
+                                       StringRef soPath, std::string &error) {
   llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
   if (!cc) {
     error = "no C compiler driver 'cc' on PATH to link the shared object";
     return failure();
   }
-  SmallVector<StringRef> args = {*cc,    "-shared",  "-o",
-                                 soPath, objectPath, "-lm"};
+  SmallVector<StringRef> args = {*cc, "-shared", "-o", soPath};
+  args.append(objectPaths.begin(), objectPaths.end());
+  args.push_back("-lm");
   std::string message;
   int rc =
       llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &message);

@@ -75,16 +75,17 @@ LogicalResult zshard_compile::compileEval(ModuleOp module,
   soOptions.optLevel = opts.optLevel;
   soOptions.cpu = opts.cpu;
   soOptions.entry = key::kDefaultEvalEntry;
-  SmallString<128> objectPath(dir);
-  llvm::sys::path::append(objectPath, "eval.o");
-  if (failed(emitObjectFile(module, stepName, numBuffers, signature, objectPath,
-                            soOptions)))
+  StepObjectFiles objects = getStepObjectFiles(dir, "eval");
+  if (failed(emitObjectFiles(module, stepName, numBuffers, signature, objects,
+                             soOptions)))
     return fail("code generation of the eval entry failed");
   SmallString<128> soPath(dir);
   llvm::sys::path::append(soPath, key::kDefaultEvalLibrary);
   std::string error;
-  LogicalResult linked = linkSharedObject(objectPath, soPath, error);
-  llvm::sys::fs::remove(objectPath);
+  LogicalResult linked =
+      linkSharedObject({objects.code, objects.glue}, soPath, error);
+  llvm::sys::fs::remove(objects.code);
+  llvm::sys::fs::remove(objects.glue);
   if (failed(linked))
     return fail(error);
   manifest[key::kEval] =

@@ -326,31 +326,40 @@ int main(int argc, char **argv) {
   StopWatch codegenTimer;
   SmallString<128> dir(opts.output);
   std::string llvmIR;
-  SmallString<128> objectPath;
+  StepObjectFiles objects;
   if (opts.emit == Emit::LLVMIR) {
-    if (auto ec =
-            llvm::sys::fs::createTemporaryFile("zshard-step", "o", objectPath))
-      return fail("cannot create a temporary file: " + ec.message());
+    for (std::string *path : {&objects.code, &objects.glue}) {
+      SmallString<128> temporary;
+      if (auto ec =
+              llvm::sys::fs::createTemporaryFile("zshard-step", "o", temporary))
+        return fail("cannot create a temporary file: " + ec.message());
+      *path = temporary.str().str();
+    }
   } else {
     if (auto ec = llvm::sys::fs::create_directories(dir))
       return fail("cannot create " + dir + ": " + ec.message());
-    objectPath = dir;
-    llvm::sys::path::append(objectPath, "step.o");
+    objects = getStepObjectFiles(dir, "step");
   }
-  if (failed(emitObjectFile(*module, stepName, numBuffers, signature,
-                            objectPath, soOptions,
-                            opts.emit == Emit::LLVMIR ? &llvmIR : nullptr)))
-    return fail("code generation failed");
+  LogicalResult emitted =
+      emitObjectFiles(*module, stepName, numBuffers, signature, objects,
+                      soOptions, opts.emit == Emit::LLVMIR ? &llvmIR : nullptr);
   if (opts.emit == Emit::LLVMIR) {
-    llvm::sys::fs::remove(objectPath);
-    return failed(writeText(textOutput, llvmIR)) ? 1 : 0;
+    llvm::sys::fs::remove(objects.code);
+    llvm::sys::fs::remove(objects.glue);
   }
+  if (failed(emitted))
+    return fail("code generation failed");
+  if (opts.emit == Emit::LLVMIR)
+    return failed(writeText(textOutput, llvmIR)) ? 1 : 0;
 
   SmallString<128> soPath(dir);
   llvm::sys::path::append(soPath, ::zshard_abi::manifest::kDefaultLibrary);
-  if (failed(linkSharedObject(objectPath, soPath, error)))
+  LogicalResult linked =
+      linkSharedObject({objects.code, objects.glue}, soPath, error);
+  llvm::sys::fs::remove(objects.code);
+  llvm::sys::fs::remove(objects.glue);
+  if (failed(linked))
     return fail(error);
-  llvm::sys::fs::remove(objectPath);
   double codegenSeconds = codegenTimer.seconds();
   if (evalModule && failed(compileEval(*evalModule, opts, input,
                                        /*planOnly=*/false, dir, manifest)))

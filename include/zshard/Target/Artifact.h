@@ -81,20 +81,32 @@ struct SharedObjectOptions {
 /// otherwise fails with a one-line `error` naming the host's CPU.
 LogicalResult checkTargetCPU(StringRef cpu, std::string &error);
 
+/// The object files of a compiled step: `code`, the functions it calls
+/// (optimised at -O<level>), and `glue`, the step's straight line of calls
+/// and its entry points (compiled as at -O0).
+struct StepObjectFiles {
+  std::string code;
+  std::string glue;
+};
+
+/// The object files `DIR/STEM.o` and `DIR/STEM.glue.o`.
+StepObjectFiles getStepObjectFiles(StringRef dir, StringRef stem);
+
 /// Translates `lowered` (the step in the LLVM dialect, with bare-pointer
 /// arguments) to LLVM IR, adds `ENTRY(void **)` and `ENTRY_signature()`
 /// (ENTRY: options.entry, `zshard_step` by default), optimises, and writes
-/// an object file.
-LogicalResult emitObjectFile(ModuleOp lowered, StringRef stepName,
-                             unsigned numBuffers, StringRef signature,
-                             StringRef objectPath,
-                             const SharedObjectOptions &options,
-                             std::string *llvmIR = nullptr);
+/// the object files `paths`. `llvmIR`, when given, receives the code's
+/// module, then the glue's.
+LogicalResult emitObjectFiles(ModuleOp lowered, StringRef stepName,
+                              unsigned numBuffers, StringRef signature,
+                              const StepObjectFiles &paths,
+                              const SharedObjectOptions &options,
+                              std::string *llvmIR = nullptr);
 
-/// Links `objectPath` into the shared object `soPath` with the system C
+/// Links `objectPaths` into the shared object `soPath` with the system C
 /// compiler driver.
-LogicalResult linkSharedObject(StringRef objectPath, StringRef soPath,
-                               std::string &error);
+LogicalResult linkSharedObject(ArrayRef<std::string> objectPaths,
+                               StringRef soPath, std::string &error);
 
 } // namespace zshard
 } // namespace mlir
