@@ -65,14 +65,26 @@ static int64_t bytesOf(Type type) {
 }
 
 /// The iterations of `op`'s loop nest (dynamic extents count 1) and whether
-/// it reduces: a linalg op's, or a zshard.adamw's, elementwise over its
-/// parameter as it lowers. std::nullopt for other ops.
+/// it reduces: a linalg op's, a zshard.adamw's, elementwise over its
+/// parameter as it lowers, or an attention op's products. std::nullopt for
+/// other ops.
 static std::optional<std::pair<double, bool>> loopNest(Operation *op) {
   if (auto adamw = dyn_cast<AdamWOp>(op)) {
     double iterations = 1;
     for (int64_t size : adamw.getParam().getType().getShape())
       iterations *= ShapedType::isDynamic(size) ? 1 : double(size);
     return std::make_pair(iterations, false);
+  }
+  // Causal attention: the products of the tiles at or below the diagonal,
+  // about half of the dense ones (forward QK^T and PV: 2 B H T^2 D flops;
+  // backward recomputes QK^T and adds four: 5 B H T^2 D), as a reducing nest.
+  if (isa<CausalAttentionOp, CausalAttentionGradOp>(op)) {
+    ArrayRef<int64_t> q =
+        cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+    double dense = double(q[0]) * double(q[1]) * double(q[2]) * double(q[2]) *
+                   double(q[3]);
+    return std::make_pair(isa<CausalAttentionOp>(op) ? dense : 2.5 * dense,
+                          true);
   }
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp)

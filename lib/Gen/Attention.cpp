@@ -4,92 +4,57 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Forward:  q, k, v = split_heads(qkv)                  [B*H, T, D/H]
-//           s = q @ k^T / sqrt(D/H), s[t, u] = -inf for u > t
-//           p = softmax(s over u), o = merge_heads(p @ v)
-// Backward: dv = p^T @ do, dp = do @ v^T,
-//           ds = p * (dp - sum_u dp * p) / sqrt(D/H),
-//           dq = ds @ k, dk = ds^T @ q, dqkv = concat(dq, dk, dv)
+// Forward:  q, k, v = split_heads(qkv)                  [B, H, T, D/H]
+//           out, lse = zshard.causal_attention(q, k, v), scale 1/sqrt(D/H)
+//           o = merge_heads(out)
+// Backward: dq, dk, dv = zshard.causal_attention_grad(q, k, v, out, lse, do)
+//           dqkv = concat(dq, dk, dv)
 //
-// The scores are masked inside the softmax generics (linalg.index compares
-// t and u), so no mask tensor is materialised.
+// The op keeps only out and the per-row logsumexp for the backward, which
+// recomputes the scores tile by tile (docs/attention.md): no [T, T] tensor
+// is a value of the step.
 //
 //===----------------------------------------------------------------------===//
 
 #include "zshard/Gen/Layers.h"
 
+#include "zshard/Dialect/ZShard/IR/ZShardOps.h"
+
 #include <cmath>
-#include <limits>
 
 using namespace mlir;
-using namespace zshard::gen;
+using namespace ::zshard::gen;
+
+namespace zshard::gen {
 
 using V = SmallVector<Value>;
 
-/// The masked, scaled score at loops (i, t, u): `s / scale` for `u <= t`,
-/// else -inf.
-static Value maskedScore(BodyBuilder &e, Value s, float scale) {
-  Value t = e.loopIndex(1), u = e.loopIndex(2);
-  Value visible = e.cmpIndex(arith::CmpIPredicate::ule, u, t);
-  return e.select(visible, e.div(s, e.cstF32(scale)),
-                  e.cst(-std::numeric_limits<double>::infinity()));
+AttentionCore causalAttentionForward(StepBuilder &sb, Value q, Value k,
+                                     Value v) {
+  float scale =
+      1.0f / std::sqrt(static_cast<float>(StepBuilder::shapeOf(q)[3]));
+  AttentionCore core{sb.convert(q, sb.f32()), sb.convert(k, sb.f32()),
+                     sb.convert(v, sb.f32()), Value(), Value()};
+  auto op = mlir::zshard::CausalAttentionOp::create(
+      sb.builder(), core.q, core.k, core.v,
+      sb.builder().getF32FloatAttr(scale));
+  core.out = op.getOut();
+  core.lse = op.getLse();
+  return core;
 }
 
-Value zshard::gen::causalAttentionForward(StepBuilder &sb, Value q, Value k,
-                                          Value v, Value &p) {
-  SmallVector<int64_t> qs = StepBuilder::shapeOf(q);
-  int64_t bh = qs[0], t = qs[1];
-  float scale = std::sqrt(static_cast<float>(qs[2]));
-
-  // Scores and the causal softmax.
-  SmallVector<int64_t> sShape{bh, t, t};
-  AffineMap id3 = sb.identity(3), row = sb.project(3, {0, 1});
-  Value s = sb.matmul(q, k, /*transposeA=*/false, /*transposeB=*/true);
-  Value max = sb.reduceLast({{s, id3}}, sShape, /*isMax=*/true,
-                            [&](BodyBuilder &e, ArrayRef<Value> a) {
-                              return V{maskedScore(e, a[0], scale)};
-                            });
-  Value sum =
-      sb.reduceLast({{s, id3}, {max, row}}, sShape, /*isMax=*/false,
-                    [&](BodyBuilder &e, ArrayRef<Value> a) {
-                      return V{e.exp(e.sub(maskedScore(e, a[0], scale), a[1]))};
-                    });
-  p = sb.map(sShape, sb.act(), {{s, id3}, {max, row}, {sum, row}},
-             [&](BodyBuilder &e, ArrayRef<Value> a) {
-               Value ex = e.exp(e.sub(maskedScore(e, a[0], scale), a[1]));
-               return V{e.div(ex, a[2])};
-             });
-  return sb.matmul(p, v);
+AttentionCoreGrads causalAttentionBackward(StepBuilder &sb, Value dout,
+                                           const AttentionCore &core) {
+  auto op = mlir::zshard::CausalAttentionGradOp::create(
+      sb.builder(), core.q, core.k, core.v, core.out, core.lse,
+      sb.convert(dout, sb.f32()),
+      cast<mlir::zshard::CausalAttentionOp>(core.out.getDefiningOp())
+          .getScaleAttr());
+  return {op.getDq(), op.getDk(), op.getDv()};
 }
 
-AttentionCoreGrads zshard::gen::causalAttentionBackward(StepBuilder &sb,
-                                                        Value dout, Value q,
-                                                        Value k, Value v,
-                                                        Value p) {
-  SmallVector<int64_t> qs = StepBuilder::shapeOf(q);
-  int64_t bh = qs[0], t = qs[1];
-  float scale = std::sqrt(static_cast<float>(qs[2]));
-  AffineMap id3 = sb.identity(3), row = sb.project(3, {0, 1});
-
-  Value dv = sb.matmul(p, dout, /*transposeA=*/true);
-  Value dp = sb.matmul(dout, v, /*transposeA=*/false, /*transposeB=*/true);
-  SmallVector<int64_t> sShape{bh, t, t};
-  Value rowDot =
-      sb.reduceLast({{dp, id3}, {p, id3}}, sShape,
-                    /*isMax=*/false, [](BodyBuilder &e, ArrayRef<Value> a) {
-                      return V{e.mul(a[0], a[1])};
-                    });
-  Value ds = sb.map(sShape, sb.act(), {{p, id3}, {dp, id3}, {rowDot, row}},
-                    [&](BodyBuilder &e, ArrayRef<Value> a) {
-                      Value g = e.mul(a[0], e.sub(a[1], a[2]));
-                      return V{e.div(g, e.cstF32(scale))};
-                    });
-  return {sb.matmul(ds, k), sb.matmul(ds, q, /*transposeA=*/true), dv};
-}
-
-Value zshard::gen::attentionForward(StepBuilder &sb, Value qkv,
-                                    AttentionShape shape,
-                                    AttentionCache &cache) {
+Value attentionForward(StepBuilder &sb, Value qkv, AttentionShape shape,
+                       AttentionCache &cache) {
   int64_t b = shape.batch, t = shape.seq, h = shape.heads, hd = shape.headDim;
 
   // [B*T, 3D] -> [B, T, 3, H, D/H]; q, k, v as [B, H, T, D/H] in one generic
@@ -108,40 +73,31 @@ Value zshard::gen::attentionForward(StepBuilder &sb, Value qkv,
       {kPar, kPar, kPar, kPar}, [](BodyBuilder &, ArrayRef<Value> a) {
         return V{a[0], a[1], a[2]};
       });
-  for (Value &head : heads)
-    head = sb.collapse(head, {{0, 1}, {2}, {3}});
-  Value q = heads[0], k = heads[1], v = heads[2];
+  AttentionCore core = causalAttentionForward(sb, heads[0], heads[1], heads[2]);
 
-  Value p;
-  Value o = causalAttentionForward(sb, q, k, v, p);
-
-  // Heads merged back: [B*H, T, D/H] -> [B, T, H, D/H] -> [B*T, D].
-  Value o4 = sb.expand(o, {b, h, t, hd}, {{0, 1}, {2}, {3}});
+  // Heads merged back: [B, H, T, D/H] -> [B, T, H, D/H] -> [B*T, D].
   Value merged =
-      sb.map({b, t, h, hd}, sb.act(), {{o4, sb.project(4, {0, 2, 1, 3})}},
+      sb.map({b, t, h, hd}, sb.act(), {{core.out, sb.project(4, {0, 2, 1, 3})}},
              [](BodyBuilder &, ArrayRef<Value> a) { return V{a[0]}; });
-  cache = {shape, q, k, v, p};
+  cache = {shape, core};
   return sb.collapse(merged, {{0, 1}, {2, 3}});
 }
 
-Value zshard::gen::attentionBackward(StepBuilder &sb, Value dout,
-                                     const AttentionCache &cache) {
+Value attentionBackward(StepBuilder &sb, Value dout,
+                        const AttentionCache &cache) {
   AttentionShape shape = cache.shape;
   int64_t b = shape.batch, t = shape.seq, h = shape.heads, hd = shape.headDim;
 
-  // do: [B*T, D] -> [B, T, H, D/H] -> [B, H, T, D/H] -> [B*H, T, D/H].
+  // do: [B*T, D] -> [B, T, H, D/H] -> [B, H, T, D/H].
   Value do4 = sb.expand(dout, {b, t, h, hd}, {{0, 1}, {2, 3}});
   Value doT = sb.transpose(do4, {0, 2, 1, 3});
-  Value do3 = sb.collapse(doT, {{0, 1}, {2}, {3}});
 
-  auto [dq, dk, dv] =
-      causalAttentionBackward(sb, do3, cache.q, cache.k, cache.v, cache.p);
+  auto [dq, dk, dv] = causalAttentionBackward(sb, doT, cache.core);
 
   // dqkv[b, t, j, h, :] = (dq, dk, dv)[j][b, h, t, :], then [B*T, 3D].
   SmallVector<Operand> ins;
   for (Value g : {dq, dk, dv})
-    ins.push_back({sb.expand(g, {b, h, t, hd}, {{0, 1}, {2}, {3}}),
-                   sb.project(5, {0, 3, 1, 4})});
+    ins.push_back({g, sb.project(5, {0, 3, 1, 4})});
   Value dqkv5 = sb.map(
       {b, t, 3, h, hd}, sb.act(), ins, [](BodyBuilder &e, ArrayRef<Value> a) {
         Value j = e.loopIndex(2);
@@ -151,3 +107,5 @@ Value zshard::gen::attentionBackward(StepBuilder &sb, Value dout,
       });
   return sb.collapse(dqkv5, {{0, 1}, {2, 3, 4}});
 }
+
+} // namespace zshard::gen

@@ -42,6 +42,7 @@ void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
   // runtime. Elementwise arith on whole tensors (casts the sharding adds)
   // becomes linalg, which bufferizes.
   pm.addPass(zshard::createCollectivesToRuntime());
+  pm.addPass(zshard::createAttentionToRuntime());
   pm.addPass(createConvertElementwiseToLinalgPass());
   if (options.fuseElementwise)
     pm.addPass(zshard::createFuseElementwise());

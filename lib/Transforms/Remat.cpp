@@ -14,6 +14,7 @@
 #include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/PhaseAnalysis.h"
 #include "zshard/Analysis/StepContract.h"
+#include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 #include "zshard/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -63,6 +64,11 @@ int64_t tensorBytes(Value value) {
 /// Floating-point operations of `op`, roughly: two per iteration of a loop
 /// nest with reductions (a multiply and an add), one per iteration else.
 int64_t flopsOf(Operation *op) {
+  // Attention: QK^T and PV on the causal half, 2 B H T^2 D.
+  if (auto attention = dyn_cast<CausalAttentionOp>(op)) {
+    ArrayRef<int64_t> q = attention.getQ().getType().getShape();
+    return 2 * q[0] * q[1] * q[2] * q[2] * q[3];
+  }
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp)
     return 0;
@@ -72,8 +78,11 @@ int64_t flopsOf(Operation *op) {
   return linalgOp.getNumReductionLoops() ? 2 * iterations : iterations;
 }
 
-/// A matrix product, whose output `selective` keeps rather than recomputes.
+/// A matrix product, whose output `selective` keeps rather than recomputes;
+/// attention counts as one (its out and lse are small, its products not).
 bool isMatrixProduct(Operation *op) {
+  if (isa<CausalAttentionOp>(op))
+    return true;
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   return linalgOp && linalg::isaContractionOpInterface(linalgOp);
 }

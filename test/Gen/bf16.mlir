@@ -53,8 +53,9 @@
 // GPT-SAME: tensor<2x4xi32> {zshard.name = "tokens", zshard.role = "batch"}
 // The embedding gathers bf16 rows.
 // GPT: tensor.extract %arg0[{{.*}}] : tensor<16x8xbf16>
-// Attention: bf16 q and k into f32 scores.
-// GPT: linalg.batch_matmul indexing_maps = {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x4x4xbf16>, tensor<4x4x4xbf16>) outs(%{{.*}} : tensor<4x4x4xf32>)
+// Attention: bf16 q, k, v widened to f32 for zshard.causal_attention.
+// GPT: linalg.generic {{.*}} ins(%{{.*}} : tensor<2x2x4x4xbf16>) outs(%{{.*}} : tensor<2x2x4x4xf32>)
+// GPT: zshard.causal_attention {{.*}} : tensor<2x2x4x4xf32>, tensor<2x2x4x4xf32>, tensor<2x2x4x4xf32>
 // The tied head's f32 gradient accumulates the embedding's share, then is rounded.
 // GPT: %[[HEAD:.*]] = linalg.matmul indexing_maps = {{.*}} outs(%{{.*}} : tensor<16x8xf32>)
 // GPT: %[[SUM:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[HEAD]]) -> (tensor<16x8xf32>)

@@ -1,7 +1,7 @@
 // Tests that `zshard-gen gpt` (untied) writes the contract step of a 2-block
 // GPT: parameters in the order of docs/models.md with their shapes and inits,
 // then every exp_avg, every exp_avg_sq, the i32 batch and the hyper-parameters;
-// the causal mask inside the softmax; the module path of every op, forward
+// the attention as zshard.causal_attention and its grad; the module path of every op, forward
 // and backward; and the AdamW update of each parameter at its owner's path.
 
 // RUN: zshard-gen gpt --layers 2 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 | zshard-opt --zshard-lower-adamw | FileCheck %s
@@ -50,18 +50,10 @@
 // Heads: q, k, v sliced out of the fused qkv by constant indices in the maps.
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3, 4]] output_shape [2, 4, 3, 2, 4] : tensor<8x24xf32> into tensor<2x4x3x2x4xf32>
 // CHECK: %{{.*}}:3 = linalg.generic
-// CHECK: linalg.batch_matmul indexing_maps
-// The causal mask: the score at (t, u) is kept for u <= t, else -inf.
-// CHECK: arith.constant 0xFF800000 : f32
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<4x4x4xf32>) outs(%{{.*}} : tensor<4x4xf32>)
-// CHECK-DAG: %[[T:.*]] = linalg.index 1 : index
-// CHECK-DAG: %[[U:.*]] = linalg.index 2 : index
-// CHECK-DAG: %[[VIS:.*]] = arith.cmpi ule, %[[U]], %[[T]] : index
-// CHECK-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
-// CHECK-DAG: %[[SCALED:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
-// CHECK: arith.select %[[VIS]], %[[SCALED]], %[[NEGINF]] : f32
-// CHECK: arith.maximumf
-// CHECK: math.exp
+// The attention of the split heads [B, H, T, D/H], scale 1/sqrt(D/H); the
+// backward takes its out and lse (test/Gen/attention-memory.mlir: no [T, T]
+// tensor anywhere).
+// CHECK: %[[O:.*]], %[[LSE:.*]] = zshard.causal_attention %{{.*}}#0, %{{.*}}#1, %{{.*}}#2 scale(5.000000e-01) : tensor<2x2x4x4xf32>, tensor<2x2x4x4xf32>, tensor<2x2x4x4xf32>
 // The logits use lm_head.weight directly.
 // CHECK: linalg.matmul ins(%{{.*}}, %arg28 : tensor<8x8xf32>, tensor<8x16xf32>)
 // Backward of the logits: dx = dlogits @ lm_head^T, dlm_head = x^T @ dlogits.
@@ -85,7 +77,7 @@
 // LOC: } -> tensor<8x8xf32> loc("h.0.ln_1")
 // LOC: linalg.matmul ins(%{{.*}}, %arg4 {{.*}} loc("h.0.attn.c_attn")
 // LOC: tensor.expand_shape {{.*}} loc("h.0.attn")
-// LOC: arith.cmpi ule{{.*}} loc("h.0.attn")
+// LOC: zshard.causal_attention {{.*}} scale(5.000000e-01) : tensor<2x2x4x4xf32>, tensor<2x2x4x4xf32>, tensor<2x2x4x4xf32> loc("h.0.attn")
 // LOC: linalg.matmul ins(%{{.*}}, %arg6 {{.*}} loc("h.0.attn.c_proj")
 // LOC: } -> tensor<8x8xf32> loc("h.0")
 // LOC: } -> tensor<8x8xf32> loc("h.0.ln_2")
@@ -93,7 +85,7 @@
 // LOC: math.tanh {{.*}} loc("h.0.mlp")
 // LOC: linalg.matmul ins(%{{.*}}, %arg12 {{.*}} loc("h.0.mlp.c_proj")
 // LOC: } -> tensor<8x8xf32> loc("h.0")
-// LOC: arith.cmpi ule{{.*}} loc("h.1.attn")
+// LOC: zshard.causal_attention {{.*}} loc("h.1.attn")
 // LOC: } -> tensor<8x8xf32> loc("ln_f")
 // LOC: linalg.matmul ins(%{{.*}}, %arg28 {{.*}} loc("lm_head")
 // LOC: } -> tensor<f32> loc("")
@@ -102,7 +94,7 @@
 // LOC: } -> (tensor<8xf32>, tensor<8xf32>) loc("ln_f")
 // LOC: linalg.matmul {{.*}} ins(%{{.*}}, %arg24 {{.*}} loc("h.1.mlp.c_proj")
 // LOC: math.tanh {{.*}} loc("h.1.mlp")
-// LOC: linalg.batch_matmul {{.*}} loc("h.1.attn")
+// LOC: zshard.causal_attention_grad {{.*}} loc("h.1.attn")
 // LOC: linalg.matmul {{.*}} ins(%{{.*}}, %arg16 {{.*}} loc("h.1.attn.c_attn")
 // LOC: linalg.matmul {{.*}} ins(%{{.*}}, %arg4 {{.*}} loc("h.0.attn.c_attn")
 // LOC: } -> (tensor<8xf32>, tensor<8xf32>) loc("h.0.ln_1")

@@ -26,8 +26,8 @@
 // L70-SAME: %arg5: tensor<28672x8192xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.mlp.gate_proj.weight"
 // L70-SAME: tensor<1x4096xi32> {zshard.name = "tokens"
 // Eight kv heads repeated to 64: [B*H, T, T] scores.
-// L70: floordiv 8
-// L70: linalg.batch_matmul {{.*}} -> tensor<64x4096x4096xf32>
+// 64 query heads over 8 kv heads in one op; no [T, T] scores.
+// L70: zshard.causal_attention {{.*}} : tensor<1x64x4096x128xf32>, tensor<1x8x4096x128xf32>, tensor<1x8x4096x128xf32>
 
 // L8: module attributes {zshard.shapes_only}
 // L8: func.func @train_step(%arg0: tensor<128256x4096xf32>

@@ -1,10 +1,11 @@
 // Tests that `zshard-gen llama` writes the contract step of a 2-layer Llama
 // with grouped-query attention: parameters named and shaped as a Hugging Face
 // LlamaForCausalLM state_dict (linear weights [out, in], no biases, untied
-// head) in its order; the RoPE tables computed once with cos / sin; the k and
-// v heads repeated to the query heads (floordiv map) and their gradients
-// summed back over each group; the module path of every op; that
-// --kv-heads defaults to --heads (no repeat then); and that a bf16 step
+// head) in its order; the RoPE tables computed once with cos / sin; the
+// attention as zshard.causal_attention on 6 query and 2 kv heads (the op maps
+// heads to kv heads: nothing is repeated, no group sum) and its grad giving
+// dk, dv per kv head; the module path of every op; that --kv-heads defaults
+// to --heads; and that a bf16 step
 // verifies with bf16 parameters and f32 master copies.
 
 // RUN: zshard-gen llama --layers 2 --d-model 12 --heads 6 --kv-heads 2 --ffn-hidden 20 --vocab 17 --seq 4 --batch 2 | zshard-opt --zshard-verify-contract | FileCheck %s
@@ -33,15 +34,14 @@
 // CHECK: math.sin
 // CHECK: -> (tensor<4x1xf32>, tensor<4x1xf32>)
 // Three kv heads repeated to six query heads.
-// CHECK: affine_map<(d0, d1, d2, d3) -> (d0, d1 floordiv 3, d2, d3)>
-// CHECK: linalg.batch_matmul {{.*}} -> tensor<12x4x4xf32>
-// The group sums of dk and dv in the backward.
-// CHECK: tensor.expand_shape {{.*}} into tensor<2x2x3x4x2xf32>
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel"]
+// CHECK-NOT: floordiv
+// CHECK: %{{.*}}, %{{.*}} = zshard.causal_attention %{{.*}}, %{{.*}}, %{{.*}} scale(0.707106769) : tensor<2x6x4x2xf32>, tensor<2x2x4x2xf32>, tensor<2x2x4x2xf32>
+// CHECK-NOT: floordiv
+// CHECK: zshard.causal_attention_grad {{.*}} : tensor<2x6x4x2xf32>, tensor<2x2x4x2xf32>, tensor<2x2x4x2xf32>, tensor<2x6x4x2xf32>, tensor<2x6x4xf32>, tensor<2x6x4x2xf32>
 
 // LOC: math.cos {{.*}} loc("model.rotary_emb")
 // LOC: linalg.matmul {{.*}}ins(%{{.*}}, %arg1 : tensor<8x12xf32>, tensor<12x12xf32>) {{.*}} loc("model.layers.0.self_attn.q_proj")
-// LOC: math.exp {{.*}} loc("model.layers.0.self_attn")
+// LOC: zshard.causal_attention {{.*}} loc("model.layers.0.self_attn")
 // LOC: math.exp {{.*}} loc("model.layers.0.mlp")
 // LOC: loc("model.layers.1.mlp.down_proj")
 // LOC: loc("model.norm")

@@ -21,13 +21,13 @@
 // L7-SAME: tensor<4096x32000xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "lm_head.weight", zshard.role = "param"}
 // L7-SAME: tensor<1x4096xi32> {zshard.name = "tokens", zshard.role = "batch"}
 // Scores per head: [B*H, T, T].
-// L7: linalg.batch_matmul {{.*}} -> tensor<32x4096x4096xf32>
+// L7: zshard.causal_attention {{.*}} : tensor<1x32x4096x128xf32>, tensor<1x32x4096x128xf32>, tensor<1x32x4096x128xf32>
 
 // L70: module attributes {zshard.shapes_only}
 // L70: func.func @train_step(%arg0: tensor<32000x8192xf32>
 // L70-SAME: zshard.name = "h.79.mlp.c_proj.bias"
 // L70-SAME: tensor<8192x32000xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "lm_head.weight", zshard.role = "param"}
-// L70: linalg.batch_matmul {{.*}} -> tensor<64x4096x4096xf32>
+// L70: zshard.causal_attention {{.*}} : tensor<1x64x4096x128xf32>, tensor<1x64x4096x128xf32>, tensor<1x64x4096x128xf32>
 
 // OVERRIDE: module attributes {zshard.shapes_only}
 // OVERRIDE: zshard.name = "h.1.ln_1.weight"

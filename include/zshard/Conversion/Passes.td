@@ -317,6 +317,28 @@ def CollectivesToRuntime
                            "::mlir::memref::MemRefDialect"];
 }
 
+def AttentionToRuntime
+    : Pass<"zshard-attention-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Turn zshard.causal_attention and its grad into runtime calls";
+  let description = [{
+    Runs on tensors, before bufferization, as zshard-collectives-to-runtime
+    does: each operand goes through `bufferization.to_buffer` (read only,
+    identity layout, so bufferization copies a strided one), each result is
+    a fresh `memref.alloc` (charged to activations) handed back by
+    `bufferization.to_tensor`, and the op becomes one call of
+    `zshard_rt_step_attention_fwd` / `_bwd` (batch, heads, kv heads, seq,
+    head size, scale, then the buffers' element pointers). The runtime runs
+    the tiled kernels of docs/attention.md on the host or the current CUDA
+    device, so the CPU and CUDA pipelines share this pass and no `[T, T]`
+    buffer exists in either.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def PrepareLinalgForGPU
     : Pass<"zshard-prepare-linalg-for-gpu", "::mlir::func::FuncOp"> {
   let summary = "Shape a bufferized step's linalg ops so that each becomes one GPU kernel";

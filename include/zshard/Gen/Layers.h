@@ -97,27 +97,33 @@ struct AttentionShape {
   int64_t batch, seq, heads, headDim;
 };
 
+/// What the causal attention keeps for its backward: the f32 operands
+/// `q : [B, H, T, hd]`, `k, v : [B, KV, T, hd]`, the output `out`
+/// (q's shape) and the per-row logsumexp `lse : [B, H, T]`. Nothing of size
+/// T x T: the backward recomputes the scores tile by tile.
+struct AttentionCore {
+  mlir::Value q, k, v, out, lse;
+};
+
 struct AttentionCache {
   AttentionShape shape;
-  mlir::Value q, k, v; ///< `[B*H, T, D/H]`
-  mlir::Value p;       ///< softmax probabilities `[B*H, T, T]`
+  AttentionCore core;
 };
 
-/// The causal softmax attention of split heads: `q, k, v : [BH, T, hd]` ->
-/// `p @ v : [BH, T, hd]` with `p = softmax(mask(q @ k^T / sqrt(hd)))`, which
-/// it stores in `p` (`[BH, T, T]`).
-mlir::Value causalAttentionForward(StepBuilder &sb, mlir::Value q,
-                                   mlir::Value k, mlir::Value v,
-                                   mlir::Value &p);
+/// `zshard.causal_attention` of split heads (`q : [B, H, T, hd]`, `k, v :
+/// [B, KV, T, hd]`, converted to f32), scale 1/sqrt(hd); returns what it
+/// keeps, `out` f32 `[B, H, T, hd]` among it.
+AttentionCore causalAttentionForward(StepBuilder &sb, mlir::Value q,
+                                     mlir::Value k, mlir::Value v);
 
 struct AttentionCoreGrads {
-  mlir::Value dq, dk, dv; ///< `[BH, T, hd]`
+  mlir::Value dq, dk, dv; ///< f32, the shapes of `q`, `k`, `v`
 };
 
-/// The backward of `causalAttentionForward` for `dout : [BH, T, hd]`.
+/// `zshard.causal_attention_grad` for `dout : [B, H, T, hd]`; dk and dv sum
+/// over the heads of each kv head.
 AttentionCoreGrads causalAttentionBackward(StepBuilder &sb, mlir::Value dout,
-                                           mlir::Value q, mlir::Value k,
-                                           mlir::Value v, mlir::Value p);
+                                           const AttentionCore &core);
 
 /// `qkv : [B*T, 3D]` (q, k, v in that order; head h takes columns
 /// h*D/H .. (h+1)*D/H of each) -> `o : [B*T, D]`.

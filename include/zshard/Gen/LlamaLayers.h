@@ -17,6 +17,7 @@
 #ifndef ZSHARD_GEN_LLAMALAYERS_H
 #define ZSHARD_GEN_LLAMALAYERS_H
 
+#include "zshard/Gen/Layers.h"
 #include "zshard/Gen/StepBuilder.h"
 
 namespace zshard::gen {
@@ -101,8 +102,7 @@ struct GqaShape {
 
 struct GqaCache {
   GqaShape shape;
-  mlir::Value q, k, v; ///< rotated q `[B*H, T, hd]`; k, v repeated likewise
-  mlir::Value p;       ///< softmax probabilities `[B*H, T, T]`
+  AttentionCore core; ///< rotated q, k `[B, H|KV, T, hd]`, v, out, lse
 };
 
 /// `q : [B*T, H*hd]`, `k, v : [B*T, KV*hd]` (before RoPE) -> `o : [B*T,

@@ -72,6 +72,13 @@ public:
   void stepGemmBf16(const StepGemmShape &shape, const uint16_t *a,
                     int64_t strideA, const uint16_t *b, int64_t strideB,
                     float *c, int64_t strideC) override;
+  void stepAttentionForward(const StepAttentionShape &shape, const float *q,
+                            const float *k, const float *v, float *out,
+                            float *lse) override;
+  void stepAttentionBackward(const StepAttentionShape &shape, const float *q,
+                             const float *k, const float *v, const float *out,
+                             const float *lse, const float *dout, float *dq,
+                             float *dk, float *dv) override;
 
   /// Throws a DeviceFailure "<name>: <call> failed: <error>" unless \p error
   /// is cudaSuccess.

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda/CudaDevice.h"
+#include "cuda/FlashAttention.h"
 
 #include "step/Fatal.h"
 
@@ -107,4 +108,32 @@ void CudaDevice::stepGemm(const char *entry, const StepGemmShape &s,
       stepFatal(entry, "%s: cublasGemmStridedBatchedEx failed: %s",
                 deviceName.c_str(), blasText(status));
   }
+}
+
+void CudaDevice::stepAttentionForward(const StepAttentionShape &s,
+                                      const float *q, const float *k,
+                                      const float *v, float *out, float *lse) {
+  if (cudaError_t error =
+          launchAttentionForward(computeStream(), s, q, k, v, out, lse))
+    stepFatal("zshard_rt_step_attention_fwd",
+              "%s: the attention kernel (head size %lld, at most %lld) did "
+              "not launch: %s",
+              deviceName.c_str(), static_cast<long long>(s.headDim),
+              static_cast<long long>(kCudaAttentionMaxHeadDim),
+              cudaGetErrorString(error));
+}
+
+void CudaDevice::stepAttentionBackward(const StepAttentionShape &s,
+                                       const float *q, const float *k,
+                                       const float *v, const float *out,
+                                       const float *lse, const float *dout,
+                                       float *dq, float *dk, float *dv) {
+  if (cudaError_t error = launchAttentionBackward(computeStream(), s, q, k, v,
+                                                  out, lse, dout, dq, dk, dv))
+    stepFatal("zshard_rt_step_attention_bwd",
+              "%s: the attention kernels (head size %lld, at most %lld) did "
+              "not launch: %s",
+              deviceName.c_str(), static_cast<long long>(s.headDim),
+              static_cast<long long>(kCudaAttentionMaxHeadDim),
+              cudaGetErrorString(error));
 }

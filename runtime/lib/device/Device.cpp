@@ -39,3 +39,18 @@ void Device::stepGemmBf16(const StepGemmShape &, const uint16_t *, int64_t,
   stepFatal("zshard_rt_step_gemm_bf16",
             "device %s does not run compiled-step products", name().c_str());
 }
+
+void Device::stepAttentionForward(const StepAttentionShape &, const float *,
+                                  const float *, const float *, float *,
+                                  float *) {
+  stepFatal("zshard_rt_step_attention_fwd",
+            "device %s does not run compiled-step attention", name().c_str());
+}
+
+void Device::stepAttentionBackward(const StepAttentionShape &, const float *,
+                                   const float *, const float *, const float *,
+                                   const float *, const float *, float *,
+                                   float *, float *) {
+  stepFatal("zshard_rt_step_attention_bwd",
+            "device %s does not run compiled-step attention", name().c_str());
+}

@@ -31,6 +31,7 @@
 #define ZSHARD_RUNTIME_LIB_DEVICE_DEVICE_H
 
 #include "core/Failure.h"
+#include "step/StepAttention.h"
 #include "step/StepGemm.h"
 
 #include "zshard/runtime/zshard_rt.h"
@@ -115,6 +116,16 @@ public:
   virtual void stepGemmBf16(const StepGemmShape &shape, const uint16_t *a,
                             int64_t strideA, const uint16_t *b, int64_t strideB,
                             float *c, int64_t strideC);
+  /// The step's causal attention and its backward (step/StepAttention.h),
+  /// on this device's memory, after the common checks.
+  virtual void stepAttentionForward(const StepAttentionShape &shape,
+                                    const float *q, const float *k,
+                                    const float *v, float *out, float *lse);
+  virtual void stepAttentionBackward(const StepAttentionShape &shape,
+                                     const float *q, const float *k,
+                                     const float *v, const float *out,
+                                     const float *lse, const float *dout,
+                                     float *dq, float *dk, float *dv);
 
 protected:
   Device() = default;

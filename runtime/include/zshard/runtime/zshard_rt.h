@@ -281,6 +281,28 @@ ZSHARD_RT_API void zshard_rt_step_sgemm(int32_t transA, int32_t transB,
                                         int64_t ldb, int64_t strideB, float *c,
                                         int64_t ldc, int64_t strideC);
 
+/// Causal softmax attention (zshard.causal_attention): q, out
+/// [batch, heads, seq, headDim], k, v [batch, kvHeads, seq, headDim] (head h
+/// reads kv head h / (heads / kvHeads)), lse [batch, heads, seq], all f32,
+/// contiguous. out[t] = sum_{u <= t} softmax_u(scale q[t] . k[u]) v[u] and
+/// lse[t] = log sum_{u <= t} exp(scale q[t] . k[u]). Runs in tiles with an
+/// online softmax (no seq x seq buffer) on the host, or on the current CUDA
+/// device's compute stream (zshard_rt_set_current_device()).
+ZSHARD_RT_API void zshard_rt_step_attention_fwd(
+    int64_t batch, int64_t heads, int64_t kvHeads, int64_t seq,
+    int64_t headDim, float scale, const float *q, const float *k,
+    const float *v, float *out, float *lse);
+
+/// The backward of zshard_rt_step_attention_fwd(): from its operands, out,
+/// lse and dout (out's gradient), writes dq (q's shape) and dk, dv (k's
+/// shape; each kv head's gradient sums over its heads). Scores are
+/// recomputed tile by tile.
+ZSHARD_RT_API void zshard_rt_step_attention_bwd(
+    int64_t batch, int64_t heads, int64_t kvHeads, int64_t seq,
+    int64_t headDim, float scale, const float *q, const float *k,
+    const float *v, const float *out, const float *lse, const float *dout,
+    float *dq, float *dk, float *dv);
+
 /// Seconds the calling thread has spent in zshard_rt_step_sgemm() since it
 /// started or since zshard_rt_step_sgemm_reset_counters().
 ZSHARD_RT_API double zshard_rt_step_sgemm_seconds(void);

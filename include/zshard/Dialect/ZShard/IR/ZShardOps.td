@@ -382,4 +382,81 @@ def ZShard_AdamWOp : ZShard_Op<"adamw", [Pure, AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def ZShard_F32Tensor4 : 4DTensorOf<[F32]>;
+
+def ZShard_CausalAttentionOp : ZShard_Op<"causal_attention", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Causal softmax attention that keeps only its output and lse";
+  let description = [{
+    Causal scaled dot-product attention of `q : [B, H, T, D]` over
+    `k, v : [B, KV, T, D]` (grouped-query when `KV < H`: head `h` reads kv
+    head `h / (H / KV)`, as Hugging Face's `repeat_kv`):
+
+    ```
+    s[b, h, t, u] = scale * q[b, h, t, :] . k[b, h / G, u, :]   (u <= t)
+    lse[b, h, t]  = log sum_{u <= t} exp(s[b, h, t, u])
+    out[b, h, t]  = sum_{u <= t} exp(s[b, h, t, u] - lse[b, h, t]) v[b, h / G, u]
+    ```
+
+    Results are `out` (q's type) and the per-row logsumexp `lse : [B, H, T]`,
+    which is all `zshard.causal_attention_grad` needs: no `[T, T]` tensor is
+    a value of the step, so none is live between forward and backward. The
+    lowering (`zshard-attention-to-runtime`) calls the runtime's tiled
+    online-softmax kernel (docs/attention.md). All tensors are f32.
+
+    ```mlir
+    %o, %lse = zshard.causal_attention %q, %k, %v scale(0.125)
+        : tensor<2x6x12x8xf32>, tensor<2x2x12x8xf32>, tensor<2x2x12x8xf32>
+    ```
+  }];
+  let arguments = (ins ZShard_F32Tensor4:$q, ZShard_F32Tensor4:$k,
+                       ZShard_F32Tensor4:$v, F32Attr:$scale);
+  let results = (outs ZShard_F32Tensor4:$out, 3DTensorOf<[F32]>:$lse);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `scale` `(` $scale `)` attr-dict
+    `:` type($q) `,` type($k) `,` type($v)
+  }];
+  let hasVerifier = 1;
+}
+
+def ZShard_CausalAttentionGradOp : ZShard_Op<"causal_attention_grad", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "The backward of zshard.causal_attention, recomputing scores";
+  let description = [{
+    Given the operands of `zshard.causal_attention`, its results `out` and
+    `lse`, and the output's gradient `dout`, returns `dq, dk, dv` (of the
+    types of `q, k, v`; the gradients of a kv head sum over the heads of its
+    group). With `p = exp(s - lse)` recomputed tile by tile and
+    `delta[t] = dout[t] . out[t]`:
+
+    ```
+    dv = p^T dout,  ds = p * (dout v^T - delta),  dq = scale ds k,
+    dk = scale ds^T q
+    ```
+
+    ```mlir
+    %dq, %dk, %dv = zshard.causal_attention_grad %q, %k, %v, %o, %lse, %do
+        scale(0.125) : tensor<2x6x12x8xf32>, tensor<2x2x12x8xf32>,
+        tensor<2x2x12x8xf32>, tensor<2x6x12x8xf32>, tensor<2x6x12xf32>,
+        tensor<2x6x12x8xf32>
+    ```
+  }];
+  let arguments = (ins ZShard_F32Tensor4:$q, ZShard_F32Tensor4:$k,
+                       ZShard_F32Tensor4:$v, ZShard_F32Tensor4:$out,
+                       3DTensorOf<[F32]>:$lse, ZShard_F32Tensor4:$dout,
+                       F32Attr:$scale);
+  let results = (outs ZShard_F32Tensor4:$dq, ZShard_F32Tensor4:$dk,
+                      ZShard_F32Tensor4:$dv);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $out `,` $lse `,` $dout `scale` `(` $scale `)`
+    attr-dict `:` type($q) `,` type($k) `,` type($v) `,` type($out) `,`
+    type($lse) `,` type($dout)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // ZSHARD_DIALECT_ZSHARD_IR_ZSHARDOPS_TD

@@ -1,0 +1,179 @@
+//===- FlashAttention.cpp - tiled causal attention on the host ------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Flash attention's algorithm on the CPU, one (batch, head) at a time, in
+/// tiles of kTile query rows by kTile key rows whose products run on
+/// cblas_sgemm:
+///
+/// forward, per query tile: running row max m, sum l and accumulator acc;
+///   per key tile at or left of the diagonal: S = scale Q K^T (masked above
+///   the diagonal), m' = max(m, rowmax S), P = exp(S - m'),
+///   l = l exp(m - m') + rowsum P, acc = acc exp(m - m') + P V;
+///   out = acc / l, lse = m + log l.
+/// backward, per key tile: per query tile at or below the diagonal:
+///   P = exp(scale Q K^T - lse) (0 above the diagonal), dV += P^T dO,
+///   dS = P * (dO V^T - delta), dQ += scale dS K, dK += scale dS^T Q, with
+///   delta = rowsum(dO * out) computed first.
+///
+//===----------------------------------------------------------------------===//
+
+#include "step/StepAttention.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+using namespace zshard::rt;
+
+namespace {
+
+constexpr int64_t kTile = 64;
+
+/// C (rows x cols, ldc) = alpha A B^T (+ beta C); A: rows x depth, B: cols x
+/// depth, both with leading dimension lda / ldb.
+void gemmNT(int64_t rows, int64_t cols, int64_t depth, float alpha,
+            const float *a, int64_t lda, const float *b, int64_t ldb,
+            float beta, float *c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(rows), int(cols),
+              int(depth), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
+}
+
+/// C (rows x cols) += alpha A B, A: rows x depth, B: depth x cols.
+void gemmNN(int64_t rows, int64_t cols, int64_t depth, float alpha,
+            const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+            int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(rows), int(cols),
+              int(depth), alpha, a, int(lda), b, int(ldb), 1.0f, c, int(ldc));
+}
+
+/// C (rows x cols) += alpha A^T B, A: depth x rows, B: depth x cols.
+void gemmTN(int64_t rows, int64_t cols, int64_t depth, float alpha,
+            const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+            int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(rows), int(cols),
+              int(depth), alpha, a, int(lda), b, int(ldb), 1.0f, c, int(ldc));
+}
+
+} // namespace
+
+void zshard::rt::cpuAttentionForward(const StepAttentionShape &s,
+                                     const float *q, const float *k,
+                                     const float *v, float *out, float *lse) {
+  const int64_t t = s.seq, d = s.headDim;
+  const float minusInf = -std::numeric_limits<float>::infinity();
+  std::vector<float> scores(kTile * kTile), acc(kTile * d), m(kTile), l(kTile);
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t h = 0; h < s.heads; ++h) {
+      int64_t kvh = h / s.group();
+      const float *qh = q + (b * s.heads + h) * t * d;
+      const float *kh = k + (b * s.kvHeads + kvh) * t * d;
+      const float *vh = v + (b * s.kvHeads + kvh) * t * d;
+      float *oh = out + (b * s.heads + h) * t * d;
+      float *lh = lse + (b * s.heads + h) * t;
+      for (int64_t i0 = 0; i0 < t; i0 += kTile) {
+        int64_t rows = std::min(kTile, t - i0);
+        std::fill(m.begin(), m.end(), minusInf);
+        std::fill(l.begin(), l.end(), 0.0f);
+        std::fill(acc.begin(), acc.end(), 0.0f);
+        // Key tiles at or left of the diagonal (equal tile sizes: j0 <= i0).
+        for (int64_t j0 = 0; j0 <= i0; j0 += kTile) {
+          int64_t cols = std::min(kTile, t - j0);
+          gemmNT(rows, cols, d, s.scale, qh + i0 * d, d, kh + j0 * d, d, 0.0f,
+                 scores.data(), kTile);
+          for (int64_t r = 0; r < rows; ++r) {
+            float *row = scores.data() + r * kTile;
+            // Keys u <= t = i0 + r are visible.
+            int64_t visible = std::min(cols, i0 + r - j0 + 1);
+            float rowMax = m[r];
+            for (int64_t c = 0; c < visible; ++c)
+              rowMax = std::max(rowMax, row[c]);
+            float correction = std::exp(m[r] - rowMax);
+            float sum = 0;
+            for (int64_t c = 0; c < visible; ++c) {
+              row[c] = std::exp(row[c] - rowMax);
+              sum += row[c];
+            }
+            for (int64_t c = visible; c < cols; ++c)
+              row[c] = 0.0f;
+            l[r] = l[r] * correction + sum;
+            m[r] = rowMax;
+            float *a = acc.data() + r * d;
+            for (int64_t e = 0; e < d; ++e)
+              a[e] *= correction;
+          }
+          gemmNN(rows, d, cols, 1.0f, scores.data(), kTile, vh + j0 * d, d,
+                 acc.data(), d);
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+          float inv = 1.0f / l[r];
+          for (int64_t e = 0; e < d; ++e)
+            oh[(i0 + r) * d + e] = acc[r * d + e] * inv;
+          lh[i0 + r] = m[r] + std::log(l[r]);
+        }
+      }
+    }
+}
+
+void zshard::rt::cpuAttentionBackward(const StepAttentionShape &s,
+                                      const float *q, const float *k,
+                                      const float *v, const float *out,
+                                      const float *lse, const float *dout,
+                                      float *dq, float *dk, float *dv) {
+  const int64_t t = s.seq, d = s.headDim;
+  std::memset(dq, 0, sizeof(float) * s.batch * s.heads * t * d);
+  std::memset(dk, 0, sizeof(float) * s.batch * s.kvHeads * t * d);
+  std::memset(dv, 0, sizeof(float) * s.batch * s.kvHeads * t * d);
+  std::vector<float> p(kTile * kTile), dp(kTile * kTile), delta(t);
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t h = 0; h < s.heads; ++h) {
+      int64_t kvh = h / s.group();
+      int64_t qOffset = (b * s.heads + h) * t * d;
+      int64_t kvOffset = (b * s.kvHeads + kvh) * t * d;
+      const float *qh = q + qOffset, *oh = out + qOffset, *doh = dout + qOffset;
+      const float *kh = k + kvOffset, *vh = v + kvOffset;
+      const float *lh = lse + (b * s.heads + h) * t;
+      float *dqh = dq + qOffset, *dkh = dk + kvOffset, *dvh = dv + kvOffset;
+      for (int64_t r = 0; r < t; ++r) {
+        float sum = 0;
+        for (int64_t e = 0; e < d; ++e)
+          sum += doh[r * d + e] * oh[r * d + e];
+        delta[r] = sum;
+      }
+      for (int64_t j0 = 0; j0 < t; j0 += kTile) {
+        int64_t cols = std::min(kTile, t - j0);
+        // Query tiles at or below the diagonal (i0 >= j0).
+        for (int64_t i0 = j0; i0 < t; i0 += kTile) {
+          int64_t rows = std::min(kTile, t - i0);
+          gemmNT(rows, cols, d, s.scale, qh + i0 * d, d, kh + j0 * d, d, 0.0f,
+                 p.data(), kTile);
+          gemmNT(rows, cols, d, 1.0f, doh + i0 * d, d, vh + j0 * d, d, 0.0f,
+                 dp.data(), kTile);
+          for (int64_t r = 0; r < rows; ++r) {
+            int64_t visible = std::min(cols, i0 + r - j0 + 1);
+            float *pr = p.data() + r * kTile, *dpr = dp.data() + r * kTile;
+            float rowLse = lh[i0 + r], rowDelta = delta[i0 + r];
+            for (int64_t c = 0; c < visible; ++c) {
+              pr[c] = std::exp(pr[c] - rowLse);
+              dpr[c] = pr[c] * (dpr[c] - rowDelta);
+            }
+            for (int64_t c = visible; c < cols; ++c)
+              pr[c] = dpr[c] = 0.0f;
+          }
+          gemmTN(cols, d, rows, 1.0f, p.data(), kTile, doh + i0 * d, d,
+                 dvh + j0 * d, d);
+          gemmNN(rows, d, cols, s.scale, dp.data(), kTile, kh + j0 * d, d,
+                 dqh + i0 * d, d);
+          gemmTN(cols, d, rows, s.scale, dp.data(), kTile, qh + i0 * d, d,
+                 dkh + j0 * d, d);
+        }
+      }
+    }
+}
