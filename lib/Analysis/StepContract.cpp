@@ -16,46 +16,15 @@ using namespace mlir;
 using namespace mlir::zshard;
 
 StringRef zshard::stringifyArgRole(ArgRole role) {
-  switch (role) {
-  case ArgRole::Param:
-    return "param";
-  case ArgRole::OptState:
-    return "opt_state";
-  case ArgRole::Batch:
-    return "batch";
-  case ArgRole::Hyper:
-    return "hyper";
-  case ArgRole::ParamShard:
-    return "param_shard";
-  case ArgRole::OptStateShard:
-    return "opt_state_shard";
-  case ArgRole::Buffer:
-    return "buffer";
-  }
-  llvm_unreachable("unknown argument role");
+  return ::zshard_abi::roleName(role);
 }
 
 std::optional<ArgRole> zshard::symbolizeArgRole(StringRef text) {
-  for (ArgRole role : kAllArgRoles)
-    if (stringifyArgRole(role) == text)
-      return role;
-  return std::nullopt;
+  return ::zshard_abi::parseArgRole(std::string_view(text.data(), text.size()));
 }
 
 StringRef zshard::stringifyResultRole(ResultRole role) {
-  switch (role) {
-  case ResultRole::Loss:
-    return "loss";
-  case ResultRole::ParamOut:
-    return "param_out";
-  case ResultRole::OptStateOut:
-    return "opt_state_out";
-  case ResultRole::ParamShardOut:
-    return "param_shard_out";
-  case ResultRole::OptStateShardOut:
-    return "opt_state_shard_out";
-  }
-  llvm_unreachable("unknown result role");
+  return ::zshard_abi::roleName(role);
 }
 
 //===----------------------------------------------------------------------===//

@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "zshard/Analysis/ModuleClasses.h"
 #include "zshard/abi/InitSpec.h"
+#include "zshard/abi/Roles.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <optional>
@@ -53,31 +54,11 @@ inline constexpr llvm::StringLiteral kModuleClasses = "zshard.module_classes";
 inline constexpr llvm::StringLiteral kEval = "zshard.eval";
 } // namespace contract
 
-/// Roles of arguments and results. The `*Shard*` roles appear once the step
-/// is sharded (zshard-shard): a unit's flat parameter shard and optimizer
-/// state shards, named after the unit (and slot). `Buffer` is non-trained
-/// state (a registered scale, a mask, RoPE tables): replicated on every
-/// rank, never sharded, never updated, checkpointed when persistent.
-/// stringifyArgRole is the one place each role is spelt.
-enum class ArgRole {
-  Param,
-  OptState,
-  Batch,
-  Hyper,
-  ParamShard,
-  OptStateShard,
-  Buffer
-};
-inline constexpr ArgRole kAllArgRoles[] = {
-    ArgRole::Param,      ArgRole::OptState,      ArgRole::Batch, ArgRole::Hyper,
-    ArgRole::ParamShard, ArgRole::OptStateShard, ArgRole::Buffer};
-enum class ResultRole {
-  Loss,
-  ParamOut,
-  OptStateOut,
-  ParamShardOut,
-  OptStateShardOut
-};
+/// Roles of arguments and results (zshard/abi/Roles.h, the one definition
+/// the runtime shares).
+using ArgRole = ::zshard_abi::ArgRole;
+using ResultRole = ::zshard_abi::ResultRole;
+using ::zshard_abi::kAllArgRoles;
 
 /// Where the runtime keeps an argument: device memory (the default) or the
 /// host pool (optimizer state offloaded by zshard-offload).

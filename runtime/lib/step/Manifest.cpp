@@ -506,38 +506,3 @@ bool zshard::rt::isShardRole(ArgRole role) {
   return role == ArgRole::ParamShard || role == ArgRole::OptStateShard;
 }
 
-const char *zshard::rt::roleName(ArgRole role) {
-  switch (role) {
-  case ArgRole::Param:
-    return "param";
-  case ArgRole::OptState:
-    return "opt_state";
-  case ArgRole::Batch:
-    return "batch";
-  case ArgRole::Hyper:
-    return "hyper";
-  case ArgRole::ParamShard:
-    return "param_shard";
-  case ArgRole::OptStateShard:
-    return "opt_state_shard";
-  case ArgRole::Buffer:
-    return "buffer";
-  }
-  return "?";
-}
-
-const char *zshard::rt::roleName(ResultRole role) {
-  switch (role) {
-  case ResultRole::Loss:
-    return "loss";
-  case ResultRole::ParamOut:
-    return "param_out";
-  case ResultRole::OptStateOut:
-    return "opt_state_out";
-  case ResultRole::ParamShardOut:
-    return "param_shard_out";
-  case ResultRole::OptStateShardOut:
-    return "opt_state_shard_out";
-  }
-  return "?";
-}

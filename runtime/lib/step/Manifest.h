@@ -27,6 +27,7 @@
 #include "core/DType.h"
 #include "core/InitSpec.h"
 
+#include "zshard/abi/Roles.h"
 #include "zshard/abi/Strategy.h"
 
 #include <cstdint>
@@ -38,34 +39,12 @@
 
 namespace zshard::rt {
 
-/// Buffer: non-trained state, replicated, never updated, checkpointed when
-/// persistent (docs/contract.md, "Roles").
-enum class ArgRole {
-  Param,
-  OptState,
-  Batch,
-  Hyper,
-  ParamShard,
-  OptStateShard,
-  Buffer
-};
-inline constexpr ArgRole allArgRoles[] = {
-    ArgRole::Param,      ArgRole::OptState,      ArgRole::Batch, ArgRole::Hyper,
-    ArgRole::ParamShard, ArgRole::OptStateShard, ArgRole::Buffer};
-enum class ResultRole {
-  Loss,
-  ParamOut,
-  OptStateOut,
-  ParamShardOut,
-  OptStateShardOut
-};
-
-/// "param", "opt_state", "batch", "hyper", "param_shard", "opt_state_shard",
-/// "buffer": the one place the runtime spells them.
-const char *roleName(ArgRole role);
-/// "loss", "param_out", "opt_state_out", "param_shard_out",
-/// "opt_state_shard_out".
-const char *roleName(ResultRole role);
+/// Roles of arguments and results and their names ("param", ..., "buffer";
+/// "loss", ...): zshard/abi/Roles.h, shared with the compiler.
+using ::zshard_abi::ArgRole;
+using ::zshard_abi::ResultRole;
+using ::zshard_abi::roleName;
+inline constexpr const auto &allArgRoles = ::zshard_abi::kAllArgRoles;
 
 /// Whether arguments of \p role are state: saved, loaded, initialised and
 /// updated by the step (param, opt_state and their shards).
