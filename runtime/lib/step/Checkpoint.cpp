@@ -163,26 +163,19 @@ std::vector<StateTensor> zshard::rt::stateTensors(const Manifest &manifest) {
       bool whole = arg.role == (params ? ArgRole::Param : ArgRole::OptState);
       bool shard =
           arg.role == (params ? ArgRole::ParamShard : ArgRole::OptStateShard);
-      if (params && arg.role == ArgRole::Buffer) {
+      // A whole argument (a parameter, optimizer state or, with the
+      // parameters, a buffer) is one tensor of its own type.
+      bool buffer = params && arg.role == ArgRole::Buffer;
+      if (whole || buffer) {
         StateTensor t;
         t.name = arg.name;
         t.dtype = arg.type.dtype;
         t.shape = arg.type.shape;
         t.elements = arg.type.elements;
-        t.isParam = false;
-        t.isBuffer = true;
-        t.persistent = arg.persistent;
-        t.argument = &arg;
-        t.init = &arg.init;
-        out.push_back(std::move(t));
-      }
-      if (whole) {
-        StateTensor t;
-        t.name = arg.name;
-        t.dtype = arg.type.dtype;
-        t.shape = arg.type.shape;
-        t.elements = arg.type.elements;
-        t.isParam = params;
+        t.isParam = whole && params;
+        t.isBuffer = buffer;
+        if (buffer)
+          t.persistent = arg.persistent;
         t.argument = &arg;
         t.init = &arg.init;
         out.push_back(std::move(t));
