@@ -60,6 +60,7 @@ void zshard::buildShardStepPipeline(OpPassManager &pm,
   units.ranks = options.ranks;
   units.replicas = options.replicas;
   units.strategy = getStrategyName(options.strategy).str();
+  units.bufferType = options.bufferType;
   pm.addPass(createFormUnits(units));
   ShardOptions shard;
   shard.microbatchGathers = options.microbatchGathers;
@@ -94,6 +95,7 @@ ShardStepOptions ShardStepPipelineOptions::getOptions() const {
   options.offload = offload;
   options.microbatches = microbatches;
   options.microbatchGathers = microbatchGathers;
+  options.bufferType = bufferType;
   return options;
 }
 

@@ -128,7 +128,7 @@ static llvm::json::Object describeUnit(UnitOp unit,
         {key::kInits, std::move(inits)}});
   }
   std::optional<int64_t> shardSize = unit.getShardSize();
-  return llvm::json::Object{
+  llvm::json::Object entry{
       {key::kName, unit.getSymName()},
       {key::kStrategy,
        ::zshard_abi::strategyName(toAbiStrategy(unit.getStrategy()))},
@@ -140,6 +140,9 @@ static llvm::json::Object describeUnit(UnitOp unit,
       {key::kReduceDType, getDTypeName(unit.getReduceType())},
       {key::kMembers, std::move(members)},
       {key::kSlots, std::move(slots)}};
+  if (std::optional<Type> buffer = unit.getBufferType())
+    entry[key::kBufferDType] = getDTypeName(*buffer);
+  return entry;
 }
 
 static llvm::json::Array shapeOf(RankedTensorType type) {

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::zshard;
@@ -55,6 +56,23 @@ Value zshard::convertElements(OpBuilder &builder, Location loc, Value value,
   if (from.getIntOrFloatBitWidth() < element.getIntOrFloatBitWidth())
     return arith::ExtFOp::create(builder, loc, to, value);
   return arith::TruncFOp::create(builder, loc, to, value);
+}
+
+Value zshard::roundElements(OpBuilder &builder, Location loc, Value value,
+                            FloatType element) {
+  auto own = cast<FloatType>(getElementTypeOrSelf(value.getType()));
+  const llvm::fltSemantics &from = own.getFloatSemantics();
+  const llvm::fltSemantics &to = element.getFloatSemantics();
+  if (llvm::APFloatBase::isRepresentableBy(from, to))
+    return value;
+  // A type that holds both: the buffer's own, or f32 for bf16 and f16.
+  FloatType wide = llvm::APFloatBase::isRepresentableBy(to, from)
+                       ? own
+                       : builder.getF32Type();
+  Value rounded = convertElements(
+      builder, loc, convertElements(builder, loc, value, wide), element);
+  return convertElements(
+      builder, loc, convertElements(builder, loc, rounded, wide), own);
 }
 
 /// The members' values (from `valueOf`) flattened into one zero-padded flat

@@ -33,6 +33,13 @@ Value flatten(OpBuilder &builder, Location loc, Value value);
 Value convertElements(OpBuilder &builder, Location loc, Value value,
                       Type element);
 
+/// `value` (a tensor of floats) with its elements rounded to `element` and
+/// back to their own type: unchanged when `element` holds every value of
+/// that type, else a truncation and an extension (through f32 when neither
+/// type holds the other, as bf16 and f16).
+Value roundElements(OpBuilder &builder, Location loc, Value value,
+                    FloatType element);
+
 /// `values` (one per member, any shape) flattened into one zero-padded flat
 /// buffer of `paddedSize` elements of `element`, each at its member's offset.
 Value packMembers(OpBuilder &builder, Location loc, int64_t paddedSize,

@@ -11,6 +11,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/BufferOwners.h"
 #include "zshard/Analysis/Microbatches.h"
 #include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/OptimizerAnalysis.h"
@@ -56,6 +57,8 @@ struct ShardPass : public mlir::zshard::impl::ShardBase<ShardPass> {
   Value packGradients(UnitPlan &plan, OpBuilder &builder);
   LogicalResult shardUnit(UnitPlan &plan);
   LogicalResult replicateUnit(UnitPlan &plan);
+  /// Rounds each buffer to its unit's buffer type before its first use.
+  void roundBuffers(ModuleOp module);
 
   // Per-run state.
   func::FuncOp step;
@@ -387,6 +390,30 @@ LogicalResult ShardPass::replicateUnit(UnitPlan &plan) {
   return success();
 }
 
+void ShardPass::roundBuffers(ModuleOp module) {
+  BufferOwners owners(module, *contract);
+  owners.run();
+  Block &block = body(step);
+  for (const StepArgument *buffer : contract->getArguments(ArgRole::Buffer)) {
+    UnitOp unit = owners.lookup(buffer->index);
+    std::optional<Type> type = unit ? unit.getBufferType() : std::nullopt;
+    Value value = block.getArgument(buffer->index);
+    SmallVector<Operation *> users = topLevelUsers(value, block);
+    if (!type || users.empty())
+      continue;
+    OpBuilder builder(users.front());
+    Value rounded = roundElements(builder, unitLoc(unit), value,
+                                  cast<FloatType>(*type));
+    if (rounded == value)
+      continue;
+    value.replaceUsesWithIf(rounded, [&](OpOperand &use) {
+      Operation *top = block.findAncestorOpInBlock(*use.getOwner());
+      return top && llvm::is_contained(users, top);
+    });
+    ++numRoundedBuffers;
+  }
+}
+
 void ShardPass::runOnOperation() {
   ModuleOp module = getOperation();
   StepContract stepContract(module);
@@ -426,6 +453,7 @@ void ShardPass::runOnOperation() {
     return signalPassFailure();
   }
 
+  roundBuffers(module);
   for (UnitPlan &plan : plans) {
     Strategy strategy = plan.unit.getStrategy();
     if (strategy == Strategy::NoShard) {

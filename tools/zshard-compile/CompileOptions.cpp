@@ -150,6 +150,11 @@ cl::opt<MicrobatchGathers> microbatchGathers(
                clEnumValN(MicrobatchGathers::Keep, "keep",
                           "gather once, keep through all microbatches")),
     cl::cat(shardCategory));
+cl::opt<std::string> bufferDType(
+    "buffer-dtype",
+    cl::desc("Round each buffer to this type for compute (FSDP's "
+             "MixedPrecision buffer_dtype; default: the buffer's own)"),
+    cl::value_desc("f32|bf16|f16"), cl::cat(shardCategory));
 
 cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level, 0 to 3"),
                            cl::Prefix, cl::init(3), cl::cat(codegenCategory));
@@ -378,8 +383,8 @@ bool readMicrobatches(std::optional<ShardingRequest> &request) {
 bool readSharding(std::optional<ShardingRequest> &result) {
   bool given = strategy.getNumOccurrences() || autoShard;
   // cl::list overloads operator&.
-  const cl::Option *shardingOptions[] = {&ranks, &replicas, &wrap,
-                                         std::addressof(prefetch), &remat};
+  const cl::Option *shardingOptions[] = {
+      &ranks, &replicas, &wrap, std::addressof(prefetch), &remat, &bufferDType};
   for (const cl::Option *option : shardingOptions)
     if (option->getNumOccurrences() && !given) {
       printError(spell(*option) + " needs --strategy (or --auto): without "
@@ -446,6 +451,13 @@ bool readSharding(std::optional<ShardingRequest> &result) {
   }
   if (prefetch.getNumOccurrences() && !readPrefetch(options))
     return false;
+  if (StringRef type = bufferDType;
+      !type.empty() && type != "f32" && type != "bf16" && type != "f16") {
+    printError("--buffer-dtype must be f32, bf16 or f16, got '" + bufferDType +
+               "'");
+    return false;
+  }
+  options.bufferType = bufferDType;
   if (remat.getNumOccurrences()) {
     if (autoShard) {
       printError("--auto chooses the checkpointing: give --auto or --remat, "

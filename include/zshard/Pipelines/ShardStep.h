@@ -90,6 +90,9 @@ struct ShardStepOptions {
   int64_t microbatches = 1;
   /// Where an accumulating step gathers (zshard-shard microbatch-gathers).
   MicrobatchGathers microbatchGathers = MicrobatchGathers::Regather;
+  /// The units' buffer type (FSDP's buffer_dtype; zshard-form-units
+  /// buffer-type): f32, bf16 or f16, or empty for the buffers' own.
+  std::string bufferType;
 };
 
 /// Adds the sharding stages for `options` to `pm` (on the module):
@@ -175,6 +178,10 @@ struct ShardStepPipelineOptions
                                   "gather in every microbatch"),
                        clEnumValN(MicrobatchGathers::Keep, "keep",
                                   "gather once for all microbatches"))};
+  PassOptions::Option<std::string> bufferType{
+      *this, "buffer-type",
+      llvm::cl::desc("Buffers computed in f32, bf16 or f16 (empty: their own)"),
+      llvm::cl::init("")};
 
   /// These options as ShardStepOptions.
   ShardStepOptions getOptions() const;

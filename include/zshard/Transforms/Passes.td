@@ -113,6 +113,9 @@ def FormUnits : Pass<"zshard-form-units", "::mlir::ModuleOp"> {
            "hybrid_shard_zero2">,
     Option<"reduceType", "reduce-type", "std::string", "\"f32\"",
            "Element type gradients are reduced in: f32, bf16 or f16">,
+    Option<"bufferType", "buffer-type", "std::string", "\"\"",
+           "Element type buffers are computed with (FSDP's buffer_dtype): "
+           "f32, bf16 or f16; empty: their own">,
     Option<"noReshard", "no-reshard", "std::string", "\"\"",
            "Units (comma-separated names) that keep their gathered "
            "parameters from forward to backward (FSDP's "
@@ -240,6 +243,18 @@ def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
     microbatch's backward), by the ops' `zshard.microbatch`; `keep` gathers
     once and keeps the parameters until the last backward use of the last
     microbatch (K times fewer gathers, every unit whole through the step).
+
+    Buffers stay whole on every rank, in their own type. A unit with
+    `buffer(T)` (FSDP's `buffer_dtype`) has each buffer it owns
+    (`BufferOwners`: the unit of the innermost module containing the
+    buffer) rounded to T once, before the buffer's first use, and every use
+    reads the rounded value, back in the buffer's own type (f32 -> bf16 ->
+    f32), so the step's compute types do not change; a T that holds every
+    value of the buffer's type (f32 for a bf16 buffer) changes nothing:
+    ```mlir
+    %r = arith.truncf %mix : tensor<12x12xf32> to tensor<12x12xbf16>
+    %m = arith.extf %r : tensor<12x12xbf16> to tensor<12x12xf32>
+    ```
   }];
   let options = [
     Option<"microbatchGathers", "microbatch-gathers",
@@ -260,7 +275,9 @@ def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
   let statistics = [
     Statistic<"numGathers", "gathers", "all_gather ops inserted">,
     Statistic<"numReductions", "reductions",
-              "reduce_scatter and all_reduce ops inserted">
+              "reduce_scatter and all_reduce ops inserted">,
+    Statistic<"numRoundedBuffers", "rounded-buffers",
+              "buffers rounded to their unit's buffer type">
   ];
 }
 

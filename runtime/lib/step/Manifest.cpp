@@ -238,6 +238,8 @@ UnitDesc readUnit(const ManifestReader &reader, const Json &entry,
   unit.reduceDType = entry.contains(key::kReduceDType)
                          ? reader.dtype(entry, key::kReduceDType, where)
                          : unit.paramDType;
+  if (entry.contains(key::kBufferDType))
+    unit.bufferDType = reader.dtype(entry, key::kBufferDType, where);
 
   const Json &members = reader.field(entry, key::kMembers, where);
   if (!members.is_array())

@@ -150,6 +150,9 @@ struct UnitDesc {
   uint64_t shardSize = 0;
   DType paramDType = DType::F32;
   DType reduceDType = DType::F32;
+  /// The type the unit's buffers are computed with (FSDP's buffer_dtype),
+  /// if the unit sets one; buffers are stored in their own either way.
+  std::optional<DType> bufferDType;
   std::vector<UnitMember> members;
   std::vector<UnitSlot> slots;
 

@@ -84,16 +84,19 @@ Json unitJson(const UnitDesc &unit) {
     slots.push_back({{key::kSlot, slot.name},
                      {key::kDType, manifestName(slot.dtype)},
                      {key::kInits, slot.initTexts}});
-  return {{key::kName, unit.name},
-          {key::kStrategy, strategyName(unit.strategy)},
-          {key::kShardAxes, unit.shardAxes},
-          {key::kReplicateAxes, unit.replicateAxes},
-          {key::kPadded, unit.padded},
-          {key::kShardSize, unit.shardSize},
-          {key::kParamDType, manifestName(unit.paramDType)},
-          {key::kReduceDType, manifestName(unit.reduceDType)},
-          {key::kMembers, members},
-          {key::kSlots, slots}};
+  Json entry = {{key::kName, unit.name},
+                {key::kStrategy, strategyName(unit.strategy)},
+                {key::kShardAxes, unit.shardAxes},
+                {key::kReplicateAxes, unit.replicateAxes},
+                {key::kPadded, unit.padded},
+                {key::kShardSize, unit.shardSize},
+                {key::kParamDType, manifestName(unit.paramDType)},
+                {key::kReduceDType, manifestName(unit.reduceDType)},
+                {key::kMembers, members},
+                {key::kSlots, slots}};
+  if (unit.bufferDType)
+    entry[key::kBufferDType] = manifestName(*unit.bufferDType);
+  return entry;
 }
 
 /// The manifest as the runtime read it, in the schema's names.

@@ -70,6 +70,11 @@ LogicalResult UnitOp::verify() {
     previous = member;
   }
 
+  if (std::optional<Type> buffer = getBufferType();
+      buffer && !isa<Float32Type, BFloat16Type, Float16Type>(*buffer))
+    return emitOpError() << "buffer type must be f32, bf16 or f16, got "
+                         << *buffer;
+
   if (getPaddedSize() < getExtent())
     return emitOpError() << "padded size " << getPaddedSize()
                          << " is smaller than the members' extent "

@@ -96,6 +96,9 @@ inline constexpr const char *kPadded = "padded";
 inline constexpr const char *kShardSize = "shard_size";
 inline constexpr const char *kParamDType = "param_dtype";
 inline constexpr const char *kReduceDType = "reduce_dtype";
+/// The type a unit's buffers are computed with (FSDP's buffer_dtype); absent
+/// when they are used in their own.
+inline constexpr const char *kBufferDType = "buffer_dtype";
 inline constexpr const char *kMembers = "members";
 inline constexpr const char *kSlots = "slots";
 inline constexpr const char *kOffset = "offset";

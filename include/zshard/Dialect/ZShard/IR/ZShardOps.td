@@ -51,13 +51,18 @@ def ZShard_UnitOp : ZShard_Op<"unit", [
     `hybrid_shard_zero2` (shard inside a group, replicate across groups).
 
     `param` is the element type parameters are computed and gathered in,
-    `reduce` the type gradients are reduced in. Hybrid strategies shard over
-    `shard_axes` and replicate over `replicate` axes; the others have no
-    replicate axes.
+    `reduce` the type gradients are reduced in, and the optional `buffer`
+    (f32, bf16 or f16; FSDP's `MixedPrecision(buffer_dtype=...)`) the type
+    the buffers the unit owns are computed with: zshard-shard rounds each
+    of them to it before its first use (docs/passes.md, "Buffer dtype").
+    Without `buffer`, buffers are used in their own type. Hybrid strategies
+    shard over `shard_axes` and replicate over `replicate` axes; the others
+    have no replicate axes.
 
     ```mlir
     shard.grid @world(shape = 4)
-    zshard.unit @h.0 on @world[0] full_shard padded(8448) param(bf16) reduce(f32) [
+    zshard.unit @h.0 on @world[0] full_shard padded(8448) param(bf16) reduce(f32)
+        buffer(bf16) [
       "h.0.ln_1.weight" : 64 at 0,
       "h.0.attn.c_attn.weight" : 64x128 at 64
     ]
@@ -72,12 +77,14 @@ def ZShard_UnitOp : ZShard_Op<"unit", [
     I64Prop:$padded_size,
     TypeAttrOf<AnyFloat>:$param_type,
     TypeAttrOf<AnyFloat>:$reduce_type,
+    OptionalAttr<TypeAttrOf<AnyFloat>>:$buffer_type,
     TypedArrayAttrBase<ZShard_MemberAttr, "unit members">:$members
   );
   let assemblyFormat = [{
     $sym_name `on` $grid `` $shard_axes (`replicate` $replicate_axes^)?
     $strategy `padded` `(` $padded_size `)` `param` `(` $param_type `)`
-    `reduce` `(` $reduce_type `)` custom<UnitMembers>($members) attr-dict
+    `reduce` `(` $reduce_type `)` (`buffer` `(` $buffer_type^ `)`)?
+    custom<UnitMembers>($members) attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
