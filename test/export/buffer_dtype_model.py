@@ -16,7 +16,8 @@ weights. Checked:
 - every unit of the manifest records "buffer_dtype": "bf16", and every
   buffer argument is still the whole f32 buffer (stored in its own type);
 - the memory plan charges the buffers at their stored f32 size, and
-  zshard-run measures the same bytes on every rank;
+  zshard-run measures the same bytes on every rank; the planned peak, the
+  rounded copies included, is within 10% of the measured one;
 - every loss equals torch eager's float32 training on the same global
   batches, its buffers rounded to bf16 and back (`b.to(torch.bfloat16)
   .float()`: what FSDP computes with when the compute is f32), to 1e-4
@@ -133,6 +134,11 @@ def main():
     if any(r["buffers"] != buffer_bytes for r in measured):
         sys.exit(f"FAIL: measured buffers {[r['buffers'] for r in measured]}, want "
                  f"{buffer_bytes} on every rank")
+    worst = max(measured, key=lambda r: r["total"])
+    plan_err = abs(plan["peak_total"] - worst["total"]) / worst["total"]
+    if plan_err > 0.10:
+        sys.exit(f"FAIL: predicted peak {plan['peak_total']} bytes, measured {worst['total']} "
+                 f"({plan_err:.1%} off)")
 
     log = w("train.jsonl")
     common.run([common.tool("zshard-run"), w("step.zsa"), "--ranks", str(n), "--quiet",
@@ -160,7 +166,8 @@ def main():
     print(f"OK: --buffer-dtype bf16, full_shard over {n} ranks, {k} steps: losses within "
           f"{max(rels):.1e} of torch eager on bf16-rounded buffers (unrounded: "
           f"{visible:.1e} off); {len(buffers)} buffers stored and checkpointed in f32 "
-          f"({buffer_bytes} bytes per rank, planned and measured)")
+          f"({buffer_bytes} bytes per rank, planned and measured); planned peak "
+          f"{plan_err:.1%} off the measured")
 
 
 if __name__ == "__main__":
