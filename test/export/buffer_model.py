@@ -100,6 +100,32 @@ def batches(steps, rows):
     return ids, (ids * 5 + 3) % VOCAB
 
 
+def check_buffer_memory(w, n, buffer_bytes):
+    """Checks that the memory plan w("plan.json") of w("step.zsa") holds
+    `buffer_bytes` of buffers in their own category, that zshard-run on `n`
+    ranks measures the same on every rank, and that the planned peak is within
+    10% of the measured one (memory_plan.py's bound). Returns the plan, the
+    worst rank's measured peaks and the peak's relative error."""
+    with open(w("plan.json")) as f:
+        plan = json.load(f)
+    out = subprocess.run([common.tool("zshard-run"), w("step.zsa"), "--ranks", str(n),
+                          "--steps", "2", "--quiet", "--batch-file", w("batches.safetensors")],
+                         check=True, capture_output=True, text=True).stdout
+    measured = json.loads(out.strip().splitlines()[-1])["rank_peak_bytes"]
+    worst = max(measured, key=lambda r: r["total"])
+    plan_err = abs(plan["peak_total"] - worst["total"]) / worst["total"]
+    if plan["held"]["buffers"] != buffer_bytes or plan["peak"]["buffers"] != buffer_bytes:
+        sys.exit(f"FAIL: the plan holds {plan['held']['buffers']} bytes of buffers, the model "
+                 f"{buffer_bytes}")
+    if any(r["buffers"] != buffer_bytes for r in measured):
+        sys.exit(f"FAIL: measured buffers {[r['buffers'] for r in measured]}, want "
+                 f"{buffer_bytes} on every rank")
+    if plan_err > 0.10:
+        sys.exit(f"FAIL: predicted peak {plan['peak_total']} bytes, measured {worst['total']} "
+                 f"({plan_err:.1%} off)")
+    return plan, worst, plan_err
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--work", required=True)
@@ -143,26 +169,8 @@ def main():
     if updated:
         sys.exit(f"FAIL: results update buffers {updated}")
 
-    # The memory plan holds the buffers in their own category, whole on every
-    # rank, and predicts the measured peak (memory_plan.py's 10%).
-    with open(w("plan.json")) as f:
-        plan = json.load(f)
-    out = subprocess.run([common.tool("zshard-run"), w("step.zsa"), "--ranks", str(n),
-                          "--steps", "2", "--quiet", "--batch-file", w("batches.safetensors")],
-                         check=True, capture_output=True, text=True).stdout
-    measured = json.loads(out.strip().splitlines()[-1])["rank_peak_bytes"]
-    worst = max(measured, key=lambda r: r["total"])
     buffer_bytes = sum(4 * b.numel() for b in buffers.values())
-    plan_err = abs(plan["peak_total"] - worst["total"]) / worst["total"]
-    if plan["held"]["buffers"] != buffer_bytes or plan["peak"]["buffers"] != buffer_bytes:
-        sys.exit(f"FAIL: the plan holds {plan['held']['buffers']} bytes of buffers, the model "
-                 f"{buffer_bytes}")
-    if any(r["buffers"] != buffer_bytes for r in measured):
-        sys.exit(f"FAIL: measured buffers {[r['buffers'] for r in measured]}, want "
-                 f"{buffer_bytes} on every rank")
-    if plan_err > 0.10:
-        sys.exit(f"FAIL: predicted peak {plan['peak_total']} bytes, measured {worst['total']} "
-                 f"({plan_err:.1%} off)")
+    plan, worst, plan_err = check_buffer_memory(w, n, buffer_bytes)
 
     def zshard(log, *extra, check=True):
         cmd = [common.tool("zshard-run"), w("step.zsa"), "--ranks", str(n), "--quiet",
