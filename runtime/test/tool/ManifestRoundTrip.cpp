@@ -53,6 +53,8 @@ Json argumentJson(const ArgumentDesc &arg) {
     entry[key::kPlacement] = key::kPlacementHost;
   if (arg.defaultValue)
     entry[key::kDefault] = *arg.defaultValue;
+  if (arg.role == ArgRole::Buffer)
+    entry[key::kPersistent] = arg.persistent;
   return tensorFields(entry, arg.type);
 }
 
