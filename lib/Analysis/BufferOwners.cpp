@@ -15,9 +15,8 @@ namespace {
 
 /// Whether the module at `path` ("" for the model) contains `name`.
 bool contains(StringRef path, StringRef name) {
-  return path.empty() ||
-         (name.size() > path.size() && name.starts_with(path) &&
-          name[path.size()] == '.');
+  return path.empty() || (name.size() > path.size() && name.starts_with(path) &&
+                          name[path.size()] == '.');
 }
 
 /// The number of components of a module path ("" has none).

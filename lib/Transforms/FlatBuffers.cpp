@@ -71,8 +71,8 @@ Value zshard::roundElements(OpBuilder &builder, Location loc, Value value,
                        : builder.getF32Type();
   Value rounded = convertElements(
       builder, loc, convertElements(builder, loc, value, wide), element);
-  return convertElements(
-      builder, loc, convertElements(builder, loc, rounded, wide), own);
+  return convertElements(builder, loc,
+                         convertElements(builder, loc, rounded, wide), own);
 }
 
 /// The members' values (from `valueOf`) flattened into one zero-padded flat

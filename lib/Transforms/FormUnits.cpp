@@ -323,16 +323,15 @@ void FormUnitsPass::runOnOperation() {
       else if (unitStrategy == Strategy::HybridShard)
         unitStrategy = Strategy::HybridShardZero2;
     }
-    auto unit =
-        UnitOp::create(top, loc, builder.getStringAttr(name),
-                       FlatSymbolRefAttr::get(&getContext(), kGrid),
-                       builder.getDenseI64ArrayAttr(shardAxes),
-                       builder.getDenseI64ArrayAttr(replicateAxes),
-                       StrategyAttr::get(&getContext(), unitStrategy),
-                       layout->getPaddedSize(), TypeAttr::get(paramType),
-                       TypeAttr::get(reduce),
-                       buffer ? TypeAttr::get(buffer) : TypeAttr(),
-                       builder.getArrayAttr(members));
+    auto unit = UnitOp::create(top, loc, builder.getStringAttr(name),
+                               FlatSymbolRefAttr::get(&getContext(), kGrid),
+                               builder.getDenseI64ArrayAttr(shardAxes),
+                               builder.getDenseI64ArrayAttr(replicateAxes),
+                               StrategyAttr::get(&getContext(), unitStrategy),
+                               layout->getPaddedSize(),
+                               TypeAttr::get(paramType), TypeAttr::get(reduce),
+                               buffer ? TypeAttr::get(buffer) : TypeAttr(),
+                               builder.getArrayAttr(members));
     auto ref = FlatSymbolRefAttr::get(unit.getSymNameAttr());
     for (unsigned index : indices)
       step.setArgAttr(index, contract::kUnit, ref);

@@ -402,8 +402,8 @@ void ShardPass::roundBuffers(ModuleOp module) {
     if (!type || users.empty())
       continue;
     OpBuilder builder(users.front());
-    Value rounded = roundElements(builder, unitLoc(unit), value,
-                                  cast<FloatType>(*type));
+    Value rounded =
+        roundElements(builder, unitLoc(unit), value, cast<FloatType>(*type));
     if (rounded == value)
       continue;
     value.replaceUsesWithIf(rounded, [&](OpOperand &use) {
