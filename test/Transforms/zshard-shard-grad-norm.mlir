@@ -10,10 +10,10 @@
 // RUN: not zshard-opt %s --zshard-form-units="pattern=fc ranks=2 strategy=full_shard" --zshard-shard 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BADUSE
 
-// Tests global gradient-norm clipping under sharding (Inputs/mlp2-clip-step.mlir,
-// written as zshard-gen
-// --clip-grad-norm writes one sum of squares per gradient and one scalar op
-// turning them into the clipping coefficient that every update reads).
+// Tests global gradient-norm clipping under sharding (Inputs/mlp2-clip-step.mlir
+// has, as zshard-gen --clip-grad-norm writes, one sum of squares per
+// gradient and one scalar op turning them into the clipping coefficient
+// that every update reads).
 // full_shard: each sum is rebuilt over this rank's part of the member in its
 // unit's reduce-scattered gradient shard; the four partial sums (fc.0.weight,
 // fc.0.bias, fc.1.weight, fc.1.bias) travel in one all_reduce sum over the
