@@ -10,6 +10,7 @@
 #include "zshard/Analysis/StepContract.h"
 
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
+#include "zshard/Support/TypeBytes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -56,12 +57,9 @@ StringRef mlir::zshard::getLinkPresetNames() {
 }
 
 static int64_t bytesOf(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
+  if (!isa<RankedTensorType>(type))
     return 0;
-  Type element = tensor.getElementType();
-  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
-  return tensor.getNumElements() * ((bits + 7) / 8);
+  return getStaticBytes(type).value_or(0);
 }
 
 /// The iterations of `op`'s loop nest (dynamic extents count 1) and whether

@@ -7,6 +7,7 @@
 #include "zshard/Analysis/MemoryPlan.h"
 #include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/StepContract.h"
+#include "zshard/Support/TypeBytes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -86,14 +87,6 @@ Interval bounds(Value value, unsigned depth = 0) {
   return {};
 }
 
-int64_t elementBytes(Type type) {
-  if (type.isIndex())
-    return 8;
-  if (type.isIntOrFloat())
-    return (type.getIntOrFloatBitWidth() + 7) / 8;
-  return 8;
-}
-
 /// The buffer a deallocated value views (its allocation).
 Value rootBuffer(Value value) {
   while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
@@ -158,7 +151,7 @@ LogicalResult MemoryPlan::run() {
         }
       } else if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
         MemRefType type = alloc.getType();
-        int64_t bytes = elementBytes(type.getElementType());
+        int64_t bytes = getElementBytes(type.getElementType());
         unsigned dynamic = 0;
         for (int64_t dim : type.getShape()) {
           int64_t size = dim;
@@ -235,7 +228,7 @@ std::string MemoryPlan::toJSON() const {
 }
 
 static int64_t tensorBytes(RankedTensorType type) {
-  return type.getNumElements() * elementBytes(type.getElementType());
+  return type.getNumElements() * getElementBytes(type.getElementType());
 }
 
 static MemCategory heldCategory(const StepArgument &arg) {

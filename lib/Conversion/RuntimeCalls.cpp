@@ -6,6 +6,8 @@
 
 #include "RuntimeCalls.h"
 
+#include "zshard/Support/TypeBytes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -37,8 +39,7 @@ Value zshard::getElementPointer(OpBuilder &builder, Location loc,
                  .getOffset();
   else
     offset = arith::ConstantIndexOp::create(builder, loc, staticOffset);
-  int64_t elementBytes =
-      std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  int64_t elementBytes = zshard::getElementBytes(type.getElementType());
   Value size = arith::ConstantIndexOp::create(builder, loc, elementBytes);
   Value bytes = arith::MulIOp::create(builder, loc, offset, size);
   Value address = arith::AddIOp::create(builder, loc, aligned, bytes);

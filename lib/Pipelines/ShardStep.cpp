@@ -25,18 +25,6 @@ std::optional<ShardingStrategy> zshard::parseShardingStrategy(StringRef text) {
   return ::zshard_abi::parseStrategyName(StringRef(key).ltrim('_'));
 }
 
-StringRef zshard::getBackwardPrefetchName(BackwardPrefetch prefetch) {
-  switch (prefetch) {
-  case BackwardPrefetch::Pre:
-    return "pre";
-  case BackwardPrefetch::Post:
-    return "post";
-  case BackwardPrefetch::None:
-    return "none";
-  }
-  llvm_unreachable("unknown backward prefetch");
-}
-
 void zshard::buildShardStepPipeline(OpPassManager &pm,
                                     const ShardStepOptions &options) {
   // Checkpointing runs on the unsharded step: the backward gather of a
@@ -69,7 +57,7 @@ void zshard::buildShardStepPipeline(OpPassManager &pm,
     pm.addPass(createAsync());
     PrefetchOptions prefetch;
     prefetch.forwardDepth = options.forwardDepth;
-    prefetch.backward = getBackwardPrefetchName(options.backward).str();
+    prefetch.backward = options.backward;
     prefetch.maxInflight = options.maxInflight;
     prefetch.bucketBytes = options.bucketBytes;
     pm.addPass(createPrefetch(prefetch));

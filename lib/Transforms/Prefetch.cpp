@@ -270,12 +270,6 @@ void PrefetchPass::bucket(SmallVector<Gather> &gathers) {
 }
 
 void PrefetchPass::runOnOperation() {
-  if (backward != "pre" && backward != "post" && backward != "none") {
-    emitError(getReportLoc(getOperation()))
-        << "zshard-prefetch: backward must be pre, post or none, got '"
-        << backward << "'";
-    return signalPassFailure();
-  }
   if (forwardDepth < 0 || maxInflight < 0 || bucketBytes < 0) {
     emitError(getReportLoc(getOperation()),
               "zshard-prefetch: forward-depth, max-inflight "
@@ -373,9 +367,9 @@ void PrefetchPass::runOnOperation() {
           before = j >= size_t(forwardDepth)
                        ? list[j - forwardDepth]->wait->getNextNode()
                        : firstWait;
-      } else if (backward == "pre") {
+      } else if (backward == BackwardPrefetch::Pre) {
         before = j >= 1 ? list[j - 1]->wait->getNextNode() : &block.front();
-      } else if (backward == "post") {
+      } else if (backward == BackwardPrefetch::Post) {
         before = j >= 1 ? list[j - 1]->end->getNextNode() : &block.front();
       }
       place(*g, before, all, previousEnd(*g));

@@ -15,6 +15,7 @@
 #include "zshard/Analysis/PhaseAnalysis.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
+#include "zshard/Support/TypeBytes.h"
 #include "zshard/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -53,12 +54,9 @@ std::optional<std::string> blockOf(StringRef path,
 }
 
 int64_t tensorBytes(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !type.hasStaticShape())
+  if (!isa<RankedTensorType>(value.getType()))
     return 0;
-  Type element = type.getElementType();
-  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
-  return type.getNumElements() * ((bits + 7) / 8);
+  return getStaticBytes(value.getType()).value_or(0);
 }
 
 /// Floating-point operations of `op`, roughly: two per iteration of a loop

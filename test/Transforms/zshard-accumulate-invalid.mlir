@@ -1,24 +1,24 @@
 // RUN: zshard-opt %s --split-input-file --verify-diagnostics --zshard-accumulate=microbatches=2
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 | not zshard-opt --zshard-accumulate=microbatches=0 2>&1 | FileCheck %s --check-prefix=ZERO
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 | not zshard-opt --zshard-accumulate=microbatches=-3 2>&1 | FileCheck %s --check-prefix=NEGATIVE
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" \
+// RUN: not zshard-opt %S/Inputs/mlp2-step.mlir --zshard-accumulate=microbatches=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not zshard-opt %S/Inputs/mlp2-step.mlir --zshard-accumulate=microbatches=-3 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" \
 // RUN:   | not zshard-opt --zshard-accumulate=microbatches=2 2>&1 | FileCheck %s --check-prefix=UNITS
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard \
 // RUN:   | not zshard-opt --zshard-accumulate=microbatches=2 2>&1 | FileCheck %s --check-prefix=UNITS
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 | zshard-opt --zshard-accumulate=microbatches=2 \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-accumulate=microbatches=2 \
 // RUN:   | not zshard-opt --zshard-accumulate=microbatches=2 2>&1 | FileCheck %s --check-prefix=TWICE
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 | zshard-opt --zshard-accumulate=microbatches=2 \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-accumulate=microbatches=2 \
 // RUN:   | not zshard-opt --zshard-remat=policy=all 2>&1 | FileCheck %s --check-prefix=REMAT
 
 // Tests every error of zshard-accumulate, one line each.
-// ZERO: zshard-gen:0:0: error: zshard-accumulate: microbatches must be at least 1, got 0
-// NEGATIVE: zshard-gen:0:0: error: zshard-accumulate: microbatches must be at least 1, got -3
+// ZERO: {{.*}}-step.mlir:{{[0-9]+}}:{{[0-9]+}}: error: zshard-accumulate: microbatches must be at least 1, got 0
+// NEGATIVE: {{.*}}-step.mlir:{{[0-9]+}}:{{[0-9]+}}: error: zshard-accumulate: microbatches must be at least 1, got -3
 // A step with units (sharded or about to be) is refused: accumulate first.
-// UNITS: zshard-gen:0:0: error: zshard-accumulate: the step is already sharded (it declares zshard.unit @fc.0); accumulate the unsharded step, before zshard-form-units
-// TWICE: zshard-gen:0:0: error: zshard-accumulate: the step already accumulates 2 microbatches
+// UNITS: {{.*}}-step.mlir:{{[0-9]+}}:{{[0-9]+}}: error: zshard-accumulate: the step is already sharded (it declares zshard.unit @fc.0); accumulate the unsharded step, before zshard-form-units
+// TWICE: {{.*}}-step.mlir:{{[0-9]+}}:{{[0-9]+}}: error: zshard-accumulate: the step already accumulates 2 microbatches
 // Checkpointing an accumulating step would recompute every microbatch's
 // forward before the first backward: zshard-remat refuses it.
-// REMAT: zshard-gen:0:0: error: zshard-remat: the step accumulates 2 microbatches; checkpoint it before zshard-accumulate, so that each microbatch recomputes its blocks in its own backward
+// REMAT: {{.*}}-step.mlir:{{[0-9]+}}:{{[0-9]+}}: error: zshard-remat: the step accumulates 2 microbatches; checkpoint it before zshard-accumulate, so that each microbatch recomputes its blocks in its own backward
 
 // A step without batch arguments has nothing to split.
 // expected-error@+1 {{zshard-accumulate: the step has no batch argument to split into microbatches}}

@@ -1,22 +1,16 @@
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-accumulate=microbatches=2 --zshard-verify-contract \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-accumulate=microbatches=2 --zshard-verify-contract \
 // RUN:   | FileCheck %s
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-accumulate=microbatches=2 --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard --zshard-verify-contract \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-accumulate=microbatches=2 --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=REGATHER
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-accumulate=microbatches=2 --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard=microbatch-gathers=keep --zshard-verify-contract \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-accumulate=microbatches=2 --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard=microbatch-gathers=keep --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=KEEP
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-accumulate=microbatches=3 --zshard-form-units="pattern=fc.<i> ranks=2 strategy=no_shard" --zshard-shard --zshard-verify-contract \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-accumulate=microbatches=3 --zshard-form-units="pattern=fc.<i> ranks=2 strategy=no_shard" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=DDP
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-shard-step="strategy=full_shard ranks=2 pattern=fc.<i> microbatches=2 schedule=false" \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-shard-step="strategy=full_shard ranks=2 pattern=fc.<i> microbatches=2 schedule=false" \
 // RUN:   | FileCheck %s --check-prefix=PIPE
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-shard-step="strategy=full_shard ranks=2 pattern=fc.<i> microbatches=2 microbatch-gathers=keep schedule=false" \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-shard-step="strategy=full_shard ranks=2 pattern=fc.<i> microbatches=2 microbatch-gathers=keep schedule=false" \
 // RUN:   | FileCheck %s --check-prefix=PIPEKEEP
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 | zshard-opt --zshard-accumulate=microbatches=1 \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-accumulate=microbatches=1 \
 // RUN:   | FileCheck %s --check-prefix=ONE
 
 // Tests that 2 microbatches of a batch-2 MLP step make a step taking 4 rows

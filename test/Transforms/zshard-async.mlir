@@ -1,8 +1,6 @@
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard --zshard-async --zshard-verify-contract \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard --zshard-async --zshard-verify-contract \
 // RUN:   | FileCheck %s
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=no_shard" --zshard-shard --zshard-async --canonicalize \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=no_shard" --zshard-shard --zshard-async --canonicalize \
 // RUN:   | FileCheck %s --check-prefix=CANON
 
 // Tests that every collective becomes its start and a wait right after it,

@@ -1,17 +1,16 @@
-// RUN: zshard-gen mlp --widths 4,6,5,3 --batch 2 -o %t.mlp.mlir
-// RUN: zshard-opt %t.mlp.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard --zshard-async --zshard-prefetch -o %t.full.mlir
+// RUN: zshard-opt %S/Inputs/mlp-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard --zshard-async --zshard-prefetch -o %t.full.mlir
 // RUN: zshard-opt %t.full.mlir --zshard-extract-eval --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=FULL --implicit-check-not=reduce_scatter --implicit-check-not=all_reduce --implicit-check-not=zshard.adamw
 // RUN: zshard-opt %t.full.mlir --zshard-extract-eval | zshard-opt --zshard-extract-eval | zshard-opt --zshard-extract-eval -o %t.twice.mlir
 // RUN: zshard-opt %t.full.mlir --zshard-extract-eval -o %t.once.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir
-// RUN: zshard-opt %t.mlp.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=shard_grad_op" --zshard-shard --zshard-async --zshard-prefetch --zshard-extract-eval \
+// RUN: zshard-opt %S/Inputs/mlp-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=shard_grad_op" --zshard-shard --zshard-async --zshard-prefetch --zshard-extract-eval \
 // RUN:   | FileCheck %s --check-prefix=GRADOP --implicit-check-not=reduce_scatter --implicit-check-not=all_reduce --implicit-check-not=zshard.adamw
-// RUN: zshard-opt %t.mlp.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=zero1" --zshard-shard --zshard-async --zshard-prefetch --zshard-extract-eval \
+// RUN: zshard-opt %S/Inputs/mlp-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=zero1" --zshard-shard --zshard-async --zshard-prefetch --zshard-extract-eval \
 // RUN:   | FileCheck %s --check-prefix=ZERO1 --implicit-check-not=zshard.all_gather --implicit-check-not=reduce_scatter --implicit-check-not=all_reduce --implicit-check-not=zshard.adamw
-// RUN: zshard-opt %t.mlp.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=no_shard" --zshard-shard --zshard-extract-eval \
+// RUN: zshard-opt %S/Inputs/mlp-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=no_shard" --zshard-shard --zshard-extract-eval \
 // RUN:   | FileCheck %s --check-prefix=NOSHARD --implicit-check-not=all_reduce --implicit-check-not=zshard.adamw
-// RUN: zshard-opt %t.mlp.mlir --zshard-extract-eval | FileCheck %s --check-prefix=PLAIN --implicit-check-not=zshard.adamw
+// RUN: zshard-opt %S/Inputs/mlp-step.mlir --zshard-extract-eval | FileCheck %s --check-prefix=PLAIN --implicit-check-not=zshard.adamw
 // RUN: zshard-opt %s -verify-diagnostics --zshard-extract-eval -o /dev/null
 
 // Tests that the eval step of a full_shard step keeps every argument and

@@ -1,7 +1,6 @@
 // RUN: zshard-gen gpt --layers 2 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 1 --tied \
 // RUN:   | zshard-opt --zshard-form-units="ranks=3" | FileCheck %s --check-prefix=XFMR
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-form-units="policy=size min-params=30 ranks=4 strategy=shard_grad_op" \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="policy=size min-params=30 ranks=4 strategy=shard_grad_op" \
 // RUN:   | FileCheck %s --check-prefix=SIZE
 // RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 1 \
 // RUN:   | zshard-opt --zshard-form-units="policy=explicit units=emb=wte,wpe;head=lm_head.weight ranks=4 replicas=2 strategy=hybrid_shard reduce-type=bf16" \
@@ -12,14 +11,10 @@
 // RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 1 \
 // RUN:   | not zshard-opt --zshard-form-units="policy=explicit units=emb=wtf" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=UNKNOWN
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 \
-// RUN:   | not zshard-opt --zshard-form-units="strategy=quarter_shard" 2>&1 | FileCheck %s --check-prefix=STRATEGY
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 \
-// RUN:   | not zshard-opt --zshard-form-units="ranks=4 replicas=3 strategy=hybrid_shard" 2>&1 | FileCheck %s --check-prefix=REPLICAS
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 \
-// RUN:   | not zshard-opt --zshard-form-units="policy=fancy" 2>&1 | FileCheck %s --check-prefix=POLICY
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 \
-// RUN:   | not zshard-opt --zshard-form-units="pattern=layers.<i>" 2>&1 \
+// RUN: not zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="strategy=quarter_shard" 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// RUN: not zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="ranks=4 replicas=3 strategy=hybrid_shard" 2>&1 | FileCheck %s --check-prefix=REPLICAS
+// RUN: not zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="policy=fancy" 2>&1 | FileCheck %s --check-prefix=POLICY
+// RUN: not zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="pattern=layers.<i>" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOMATCH --implicit-check-not=error: --implicit-check-not=note:
 // RUN: sed 's/fc\.0/transformer.h.0/g' %S/Inputs/contract-step.mlir \
 // RUN:   | not zshard-opt --zshard-form-units 2>&1 \
@@ -27,7 +22,7 @@
 // RUN: sed 's/fc\.0/h.0.experts.1/g' %S/Inputs/contract-step.mlir \
 // RUN:   | not zshard-opt --zshard-form-units="pattern=layers.<i>" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NESTED --implicit-check-not=error: --implicit-check-not=note:
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 | zshard-opt --zshard-form-units="pattern=fc.<i>" \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="pattern=fc.<i>" \
 // RUN:   | not zshard-opt --zshard-form-units 2>&1 | FileCheck %s --check-prefix=AGAIN
 
 // Tests that the transformer policy makes one unit per h.<i> block and puts
@@ -80,29 +75,25 @@
 // Tests the diagnostics.
 // TWICE: {{^}}zshard-gen:0:0: error: zshard-form-units: parameter 'wte' is listed in units 'emb' and 'x'; a parameter lives in one unit
 // UNKNOWN: {{^}}zshard-gen:0:0: error: zshard-form-units: unit 'emb' names unknown parameter 'wtf'
-// STRATEGY: {{^}}zshard-gen:0:0: error: zshard-form-units: unknown strategy 'quarter_shard'; expected no_shard, zero1, shard_grad_op, full_shard, hybrid_shard or hybrid_shard_zero2
-// REPLICAS: {{^}}zshard-gen:0:0: error: zshard-form-units: replicas (3) must divide ranks (4)
-// POLICY: {{^}}zshard-gen:0:0: error: zshard-form-units: unknown policy 'fancy'; expected transformer, size or explicit
-// NOMATCH: {{^}}zshard-gen:0:0: error: zshard-form-units: pattern 'layers.<i>' matches no parameter; every parameter would land in @root (the step's repeated blocks are fc.<i>; or use policy=size){{$}}
+// STRATEGY: {{^}}{{.*}}-step.mlir:{{[0-9]+}}:{{[0-9]+}}: error: zshard-form-units: unknown strategy 'quarter_shard'; expected no_shard, zero1, shard_grad_op, full_shard, hybrid_shard or hybrid_shard_zero2
+// REPLICAS: {{^}}{{.*}}-step.mlir:{{[0-9]+}}:{{[0-9]+}}: error: zshard-form-units: replicas (3) must divide ranks (4)
+// POLICY: {{^}}{{.*}}-step.mlir:{{[0-9]+}}:{{[0-9]+}}: error: zshard-form-units: unknown policy 'fancy'; expected transformer, size or explicit
+// NOMATCH: {{^}}{{.*}}-step.mlir:{{[0-9]+}}:{{[0-9]+}}: error: zshard-form-units: pattern 'layers.<i>' matches no parameter; every parameter would land in @root (the step's repeated blocks are fc.<i>; or use policy=size){{$}}
 // EXPORTED: {{^}}<stdin>:0:0: error: zshard-form-units: pattern 'h.<i>' matches no parameter; every parameter would land in @root (the step's repeated blocks are transformer.h.<i>; or use policy=size){{$}}
 // NESTED: {{^}}<stdin>:0:0: error: zshard-form-units: pattern 'layers.<i>' matches no parameter; every parameter would land in @root (the step's repeated blocks are h.<i>, h.<i>.experts.<i>; or use policy=size){{$}}
-// AGAIN: {{^}}zshard-gen:0:0: error: zshard-form-units: the module already has units; form them once
+// AGAIN: {{^}}{{.*}}-step.mlir:{{[0-9]+}}:{{[0-9]+}}: error: zshard-form-units: the module already has units; form them once
 
 // Per-unit reshard-after-forward: the units named in no-reshard keep their
 // forward gather until backward (full_shard -> shard_grad_op, hybrid_shard
 // -> hybrid_shard_zero2); the others keep the strategy asked for.
-// RUN: zshard-gen mlp --widths 4,6,5,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard no-reshard=fc.2,fc.0" | FileCheck %s --check-prefix=KEEP
+// RUN: zshard-opt %S/Inputs/mlp-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard no-reshard=fc.2,fc.0" | FileCheck %s --check-prefix=KEEP
 // KEEP: zshard.unit @fc.0 on @world[0] shard_grad_op
 // KEEP: zshard.unit @fc.1 on @world[0] full_shard
 // KEEP: zshard.unit @fc.2 on @world[0] shard_grad_op
-// RUN: zshard-gen mlp --widths 4,6,5,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=4 replicas=2 strategy=hybrid_shard no-reshard=fc.1" | FileCheck %s --check-prefix=KEEPH
+// RUN: zshard-opt %S/Inputs/mlp-step.mlir --zshard-form-units="pattern=fc.<i> ranks=4 replicas=2 strategy=hybrid_shard no-reshard=fc.1" | FileCheck %s --check-prefix=KEEPH
 // KEEPH: zshard.unit @fc.0 on @world[1] replicate [0] hybrid_shard padded
 // KEEPH: zshard.unit @fc.1 on @world[1] replicate [0] hybrid_shard_zero2 padded
-// RUN: zshard-gen mlp --widths 4,6,5,3 --batch 2 \
-// RUN:   | not zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard no-reshard=fc.7" 2>&1 | FileCheck %s --check-prefix=KEEPBAD
-// KEEPBAD: {{^}}zshard-gen:0:0: error: zshard-form-units: no-reshard names 'fc.7', which is not a unit
-// RUN: zshard-gen mlp --widths 4,6,5,3 --batch 2 \
-// RUN:   | not zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=zero1 no-reshard=fc.1" 2>&1 | FileCheck %s --check-prefix=KEEPZ1
-// KEEPZ1: {{^}}zshard-gen:0:0: error: zshard-form-units: no-reshard applies to full_shard and hybrid_shard, not zero1
+// RUN: not zshard-opt %S/Inputs/mlp-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard no-reshard=fc.7" 2>&1 | FileCheck %s --check-prefix=KEEPBAD
+// KEEPBAD: {{^}}{{.*}}-step.mlir:{{[0-9]+}}:{{[0-9]+}}: error: zshard-form-units: no-reshard names 'fc.7', which is not a unit
+// RUN: not zshard-opt %S/Inputs/mlp-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=zero1 no-reshard=fc.1" 2>&1 | FileCheck %s --check-prefix=KEEPZ1
+// KEEPZ1: {{^}}{{.*}}-step.mlir:{{[0-9]+}}:{{[0-9]+}}: error: zshard-form-units: no-reshard applies to full_shard and hybrid_shard, not zero1

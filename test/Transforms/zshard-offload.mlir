@@ -1,6 +1,6 @@
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 | zshard-opt --zshard-offload | FileCheck %s
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 | zshard-opt --zshard-offload --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard | FileCheck %s --check-prefix=SHARD
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard --zshard-offload | FileCheck %s --check-prefix=SHARD
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-offload | FileCheck %s
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-offload --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard | FileCheck %s --check-prefix=SHARD
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard --zshard-offload | FileCheck %s --check-prefix=SHARD
 
 // Tests that zshard-offload places exactly the optimizer state (both
 // moments of both parameters) in host memory and nothing else, and that

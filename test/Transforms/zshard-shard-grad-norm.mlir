@@ -1,18 +1,19 @@
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 --clip-grad-norm 1.0 \
-// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard --zshard-verify-contract \
+// RUN: zshard-opt %S/Inputs/mlp2-clip-step.mlir \
+// RUN:   --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=FULL
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 --clip-grad-norm 1.0 \
-// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=4 replicas=2 strategy=hybrid_shard" --zshard-shard --zshard-verify-contract \
+// RUN: zshard-opt %S/Inputs/mlp2-clip-step.mlir \
+// RUN:   --zshard-form-units="pattern=fc.<i> ranks=4 replicas=2 strategy=hybrid_shard" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=HYBRID
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 --clip-grad-norm 1.0 \
-// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=no_shard" --zshard-shard --zshard-verify-contract \
+// RUN: zshard-opt %S/Inputs/mlp2-clip-step.mlir \
+// RUN:   --zshard-form-units="pattern=fc.<i> ranks=2 strategy=no_shard" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=DDP
 // RUN: not zshard-opt %s --zshard-form-units="pattern=fc ranks=2 strategy=full_shard" --zshard-shard 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BADUSE
 
-// Tests global gradient-norm clipping under sharding (zshard-gen
-// --clip-grad-norm writes one sum of squares per gradient and one scalar op
-// turning them into the clipping coefficient that every update reads).
+// Tests global gradient-norm clipping under sharding (Inputs/mlp2-clip-step.mlir
+// has, as zshard-gen --clip-grad-norm writes, one sum of squares per
+// gradient and one scalar op turning them into the clipping coefficient
+// that every update reads).
 // full_shard: each sum is rebuilt over this rank's part of the member in its
 // unit's reduce-scattered gradient shard; the four partial sums (fc.0.weight,
 // fc.0.bias, fc.1.weight, fc.1.bias) travel in one all_reduce sum over the

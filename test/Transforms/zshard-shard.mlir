@@ -1,17 +1,12 @@
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard --zshard-verify-contract \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=FULL
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=shard_grad_op" --zshard-shard --zshard-verify-contract \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=shard_grad_op" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=ZERO2
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=no_shard" --zshard-shard --zshard-verify-contract \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=no_shard" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=DDP
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=zero1" --zshard-shard --zshard-verify-contract \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="pattern=fc.<i> ranks=2 strategy=zero1" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=ZERO1
-// RUN: zshard-gen mlp --widths 4,6,3 --batch 2 \
-// RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=4 replicas=2 strategy=hybrid_shard" --zshard-shard --zshard-verify-contract \
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-form-units="pattern=fc.<i> ranks=4 replicas=2 strategy=hybrid_shard" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=HYBRID
 // RUN: zshard-gen mlp --widths 4,6,3 --batch 2 --dtype bf16 \
 // RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=full_shard reduce-type=f32" --zshard-shard --zshard-verify-contract \
@@ -19,7 +14,7 @@
 // RUN: zshard-gen mlp --widths 4,6,3 --batch 2 --dtype bf16 \
 // RUN:   | zshard-opt --zshard-form-units="pattern=fc.<i> ranks=2 strategy=no_shard reduce-type=f32" --zshard-shard --zshard-verify-contract \
 // RUN:   | FileCheck %s --check-prefix=DDPMIXED
-// RUN: zshard-gen mlp --widths 4,3 --batch 2 | not zshard-opt --zshard-shard 2>&1 \
+// RUN: not zshard-opt %S/Inputs/mlp2-step.mlir --zshard-shard 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOUNITS
 
 // Tests full_shard (ZeRO-3) on a 2-layer MLP with one unit per layer over 2

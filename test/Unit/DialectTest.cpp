@@ -114,15 +114,23 @@ TEST(DialectStrategy, IsTheAbiStrategy) {
   EXPECT_FALSE(symbolizeStrategy(uint32_t(std::size(zshard_abi::kStrategies))));
 }
 
-TEST_F(DialectTest, TensorBytes) {
+// One definition of the bytes of a type (zshard/Support/TypeBytes.h): an
+// element takes its bit width in whole bytes (an i1 one byte, as lowered
+// code stores it), index 8; tensors and memrefs alike, dynamic shapes none.
+TEST_F(DialectTest, TypeBytes) {
   Builder b(&context);
-  EXPECT_EQ(getTensorBytes(RankedTensorType::get({3, 5}, b.getF32Type())), 60);
-  EXPECT_EQ(getTensorBytes(RankedTensorType::get({3}, b.getBF16Type())), 6);
-  EXPECT_EQ(getTensorBytes(RankedTensorType::get({}, b.getF64Type())), 8);
-  EXPECT_EQ(getTensorBytes(RankedTensorType::get({9}, b.getI1Type())), 2);
-  EXPECT_EQ(getTensorBytes(
+  EXPECT_EQ(getStaticBytes(RankedTensorType::get({3, 5}, b.getF32Type())), 60);
+  EXPECT_EQ(getStaticBytes(RankedTensorType::get({3}, b.getBF16Type())), 6);
+  EXPECT_EQ(getStaticBytes(RankedTensorType::get({}, b.getF64Type())), 8);
+  EXPECT_EQ(getStaticBytes(RankedTensorType::get({9}, b.getI1Type())), 9);
+  EXPECT_EQ(getStaticBytes(MemRefType::get({2, 3}, b.getIndexType())), 48);
+  EXPECT_EQ(getStaticBytes(
                 RankedTensorType::get({ShapedType::kDynamic}, b.getF32Type())),
-            -1);
+            std::nullopt);
+  EXPECT_EQ(getStaticBytes(b.getF32Type()), std::nullopt);
+  EXPECT_EQ(getElementBytes(b.getI1Type()), 1);
+  EXPECT_EQ(getElementBytes(b.getF16Type()), 2);
+  EXPECT_EQ(getElementBytes(b.getIndexType()), 8);
 }
 
 } // namespace

@@ -20,6 +20,7 @@
 #define ZSHARD_PIPELINES_SHARDSTEP_H
 
 #include "zshard/Analysis/Microbatches.h"
+#include "zshard/Transforms/ScheduleOptions.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -49,12 +50,6 @@ using ::zshard_abi::isHybrid;
 
 /// The wrap policies of zshard-form-units.
 enum class WrapPolicy { Transformer, Size };
-
-/// When the next gather starts in backward (FSDP's `BackwardPrefetch`).
-enum class BackwardPrefetch { Pre, Post, None };
-
-/// The spelling zshard-prefetch takes (`pre`, `post`, `none`).
-StringRef getBackwardPrefetchName(BackwardPrefetch prefetch);
 
 /// What buildShardStepPipeline builds. The defaults are FSDP's: one unit
 /// per block, BACKWARD_PRE, forward prefetch one unit ahead.

@@ -16,6 +16,7 @@
 #include "mlir/Pass/Pass.h"
 #include "zshard/Analysis/Microbatches.h"
 #include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
+#include "zshard/Transforms/ScheduleOptions.h"
 
 namespace mlir {
 namespace zshard {

@@ -464,8 +464,16 @@ def Prefetch : Pass<"zshard-prefetch", "::mlir::ModuleOp"> {
   let options = [
     Option<"forwardDepth", "forward-depth", "int64_t", "1",
            "Units gathered ahead in forward (0: no forward prefetch)">,
-    Option<"backward", "backward", "std::string", "\"pre\"",
-           "Backward prefetch: pre, post or none">,
+    Option<"backward", "backward", "::mlir::zshard::BackwardPrefetch",
+           "::mlir::zshard::BackwardPrefetch::Pre",
+           "Backward prefetch: pre, post or none (FSDP's BackwardPrefetch)",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::zshard::BackwardPrefetch::Pre, "pre",
+                        "BACKWARD_PRE: when the previous unit's gather is waited for"),
+             clEnumValN(::mlir::zshard::BackwardPrefetch::Post, "post",
+                        "BACKWARD_POST: when the previous unit's backward is done"),
+             clEnumValN(::mlir::zshard::BackwardPrefetch::None, "none",
+                        "no backward prefetch"))}]>,
     Option<"maxInflight", "max-inflight", "int64_t", "0",
            "Most gathered units live at once (0: no limit)">,
     Option<"bucketBytes", "bucket-bytes", "int64_t", "0",

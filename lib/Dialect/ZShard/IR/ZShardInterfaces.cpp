@@ -16,17 +16,6 @@ using namespace mlir::zshard;
 
 #include "zshard/Dialect/ZShard/IR/ZShardInterfaces.cpp.inc"
 
-int64_t zshard::getTensorBytes(Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasStaticShape())
-    return -1;
-  Type element = shaped.getElementType();
-  if (!element.isIntOrFloat())
-    return -1;
-  int64_t bits = element.getIntOrFloatBitWidth();
-  return (shaped.getNumElements() * bits + 7) / 8;
-}
-
 std::optional<int64_t> zshard::getGroupSize(shard::GridOp grid,
                                             ArrayRef<int64_t> axes) {
   ArrayRef<int64_t> shape = grid.getShape();

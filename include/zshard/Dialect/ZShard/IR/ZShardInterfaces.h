@@ -11,16 +11,13 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
+#include "zshard/Support/TypeBytes.h"
 
 #include <optional>
 
 namespace mlir {
 class SymbolTableCollection;
 namespace zshard {
-
-/// Bytes occupied by a statically shaped tensor; -1 for a dynamic shape or an
-/// element type without a known bit width.
-int64_t getTensorBytes(Type type);
 
 /// Size of the group formed by `axes` of the `shard.grid` named `grid`, as
 /// seen from `from`; std::nullopt when the grid is missing, an axis is out of

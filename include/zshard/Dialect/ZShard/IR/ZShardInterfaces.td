@@ -36,13 +36,15 @@ def ZShard_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
       "bool", "isAsync">
   ];
   let extraSharedClassDeclaration = [{
-    /// Bytes this rank sends into the collective.
+    /// Bytes this rank sends into the collective; -1 for a dynamic shape.
     int64_t getInputBytes() {
-      return ::mlir::zshard::getTensorBytes($_op.getInput().getType());
+      return ::mlir::zshard::getStaticBytes($_op.getInput().getType())
+          .value_or(-1);
     }
-    /// Bytes this rank receives from the collective.
+    /// Bytes this rank receives from the collective; -1 for a dynamic shape.
     int64_t getResultBytes() {
-      return ::mlir::zshard::getTensorBytes($_op.getResultTensorType());
+      return ::mlir::zshard::getStaticBytes($_op.getResultTensorType())
+          .value_or(-1);
     }
   }];
   let verify = [{
