@@ -27,7 +27,8 @@ endif()
 # The compiler's libraries. A new library under lib/ joins this list.
 set(ZSHARD_COMPILER_LIBRARIES
   ZShardSupport ZShardDialect ZShardAnalysis ZShardTransforms
-  ZShardConversion ZShardPipelines ZShardTarget ZShardRegistration ZShardGen)
+  ZShardConversion ZShardPipelines ZShardTarget ZShardCompiler ZShardRegistration
+  ZShardGen)
 
 add_library(zshard_compiler INTERFACE)
 add_library(zshard::compiler ALIAS zshard_compiler)

@@ -41,10 +41,9 @@ std::optional<int64_t> mlir::zshard::parseByteSize(StringRef text) {
   return int64_t(value * scale);
 }
 
-/// The passes that turn the unsharded step into `candidate`.
-static void buildCandidatePipeline(OpPassManager &pm,
-                                   const AutoCandidate &candidate,
-                                   const AutoShardOptions &options) {
+ShardStepOptions
+mlir::zshard::getCandidateOptions(const AutoCandidate &candidate,
+                                  const AutoShardOptions &options) {
   ShardStepOptions sharding = options.sharding;
   sharding.strategy = candidate.strategy;
   sharding.remat = candidate.remat ? "all" : "none";
@@ -52,12 +51,12 @@ static void buildCandidatePipeline(OpPassManager &pm,
   sharding.microbatchGathers = candidate.keepGathered
                                    ? MicrobatchGathers::Keep
                                    : MicrobatchGathers::Regather;
-  buildShardStepPipeline(pm, sharding);
+  return sharding;
 }
 
-FailureOr<AutoCandidate> mlir::zshard::autoShard(ModuleOp module,
-                                                 const AutoShardOptions &options,
-                                                 llvm::raw_ostream &os) {
+FailureOr<AutoCandidate>
+mlir::zshard::chooseAutoShard(ModuleOp module, const AutoShardOptions &options,
+                              llvm::raw_ostream &os) {
   // With microbatches, full_shard may keep its gathers through all of
   // them (shard_grad_op keeping them would be the same program).
   bool accumulating = options.sharding.microbatches > 1;
@@ -82,7 +81,7 @@ FailureOr<AutoCandidate> mlir::zshard::autoShard(ModuleOp module,
   for (AutoCandidate &candidate : candidates) {
     OwningOpRef<ModuleOp> copy = module.clone();
     PassManager sharding(module.getContext());
-    buildCandidatePipeline(sharding, candidate, options);
+    buildShardStepPipeline(sharding, getCandidateOptions(candidate, options));
     if (failed(sharding.run(*copy)))
       return module.emitError() << "auto: cannot build candidate "
                                 << candidate.name() << " (see above)";
@@ -97,7 +96,7 @@ FailureOr<AutoCandidate> mlir::zshard::autoShard(ModuleOp module,
     candidate.exposedSeconds = cost->exposedSeconds;
     std::string stepName = contract.getStep().getSymName().str();
     PassManager bufferize(module.getContext());
-    buildBufferizeStepPipeline(bufferize, LowerToLLVMOptions());
+    buildBufferizeStepPipeline(bufferize, BufferizeOptions());
     if (failed(bufferize.run(*copy)))
       return module.emitError() << "auto: cannot plan the memory of "
                                 << candidate.name() << " (see above)";
@@ -168,9 +167,5 @@ FailureOr<AutoCandidate> mlir::zshard::autoShard(ModuleOp module,
            << "'s " << smallest->peakBytes << " bytes, "
            << smallest->peakBytes - options.memoryPerRank << " bytes short";
   }
-  PassManager apply(module.getContext());
-  buildCandidatePipeline(apply, *best, options);
-  if (failed(apply.run(module)))
-    return failure();
   return *best;
 }

@@ -137,12 +137,7 @@ void zshard::buildBufferizedStepToCUDAPipeline(
 
 void zshard::buildLowerToCUDAPipeline(OpPassManager &pm,
                                       const LowerToCUDAOptions &options) {
-  LowerToLLVMOptions bufferize;
-  bufferize.fuseElementwise = options.fuseElementwise;
-  bufferize.runtimeMatmul = options.runtimeMatmul;
-  bufferize.approximateMath = options.approximateMath;
-  bufferize.tagAllocations = options.tagAllocations;
-  buildBufferizeStepPipeline(pm, bufferize);
+  buildBufferizeStepPipeline(pm, options.getBufferizeOptions());
   buildBufferizedStepToCUDAPipeline(pm, options.getTargetOptions());
 }
 

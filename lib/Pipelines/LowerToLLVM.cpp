@@ -33,7 +33,7 @@
 using namespace mlir;
 
 void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
-                                        const LowerToLLVMOptions &options) {
+                                        const BufferizeOptions &options) {
   // Sharding and offloading have placed every update: AdamW becomes linalg.
   pm.addPass(zshard::createLowerAdamW());
   pm.addPass(createCanonicalizerPass());
@@ -75,7 +75,6 @@ void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
   zshard::DeallocAfterLastUseOptions dealloc;
   dealloc.insertDeallocs = true;
   pm.addPass(zshard::createDeallocAfterLastUse(dealloc));
-
 }
 
 void zshard::buildBufferizedStepToLLVMPipeline(OpPassManager &pm) {
@@ -106,7 +105,7 @@ void zshard::buildBufferizedStepToLLVMPipeline(OpPassManager &pm) {
 }
 
 void zshard::buildLowerToLLVMPipeline(OpPassManager &pm,
-                                      const LowerToLLVMOptions &options) {
+                                      const BufferizeOptions &options) {
   buildBufferizeStepPipeline(pm, options);
   buildBufferizedStepToLLVMPipeline(pm);
 }
@@ -117,12 +116,16 @@ void zshard::registerZShardPipelines() {
       "The first half of zshard-lower-to-llvm: a training step on tensors "
       "to buffers with their allocation categories and deallocations, as "
       "the memory plan reads it",
-      buildBufferizeStepPipeline);
+      [](OpPassManager &pm, const LowerToLLVMOptions &options) {
+        buildBufferizeStepPipeline(pm, options.getBufferizeOptions());
+      });
   PassPipelineRegistration<LowerToLLVMOptions>(
       "zshard-lower-to-llvm",
       "Lower a training step on tensors to the LLVM dialect, ready to "
       "become a compiled artifact",
-      buildLowerToLLVMPipeline);
+      [](OpPassManager &pm, const LowerToLLVMOptions &options) {
+        buildLowerToLLVMPipeline(pm, options.getBufferizeOptions());
+      });
   registerLowerToCUDAPipeline();
   registerShardStepPipeline();
 }

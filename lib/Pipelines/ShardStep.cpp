@@ -25,8 +25,8 @@ std::optional<ShardingStrategy> zshard::parseShardingStrategy(StringRef text) {
   return ::zshard_abi::parseStrategyName(StringRef(key).ltrim('_'));
 }
 
-void zshard::buildShardStepPipeline(OpPassManager &pm,
-                                    const ShardStepOptions &options) {
+void zshard::buildRematStage(OpPassManager &pm,
+                             const ShardStepOptions &options) {
   // Checkpointing runs on the unsharded step: the backward gather of a
   // unit then covers the parameters its recomputation reads.
   if (options.remat != "none") {
@@ -40,6 +40,10 @@ void zshard::buildShardStepPipeline(OpPassManager &pm,
     accumulate.microbatches = options.microbatches;
     pm.addPass(createAccumulate(accumulate));
   }
+}
+
+void zshard::buildUnitsStage(OpPassManager &pm,
+                             const ShardStepOptions &options) {
   FormUnitsOptions units;
   units.policy =
       options.wrap == WrapPolicy::Transformer ? "transformer" : "size";
@@ -50,9 +54,17 @@ void zshard::buildShardStepPipeline(OpPassManager &pm,
   units.strategy = getStrategyName(options.strategy).str();
   units.bufferType = options.bufferType;
   pm.addPass(createFormUnits(units));
+}
+
+void zshard::buildShardStage(OpPassManager &pm,
+                             const ShardStepOptions &options) {
   ShardOptions shard;
   shard.microbatchGathers = options.microbatchGathers;
   pm.addPass(createShard(shard));
+}
+
+void zshard::buildScheduleStage(OpPassManager &pm,
+                                const ShardStepOptions &options) {
   if (options.schedule) {
     pm.addPass(createAsync());
     PrefetchOptions prefetch;
@@ -66,25 +78,12 @@ void zshard::buildShardStepPipeline(OpPassManager &pm,
     pm.addPass(createOffload());
 }
 
-ShardStepOptions ShardStepPipelineOptions::getOptions() const {
-  ShardStepOptions options;
-  options.strategy = strategy;
-  options.ranks = ranks;
-  options.replicas = replicas;
-  options.wrap = policy;
-  options.pattern = pattern;
-  options.minParams = minParams;
-  options.remat = remat;
-  options.schedule = schedule;
-  options.forwardDepth = forwardDepth;
-  options.backward = backward;
-  options.maxInflight = maxInflight;
-  options.bucketBytes = bucketBytes;
-  options.offload = offload;
-  options.microbatches = microbatches;
-  options.microbatchGathers = microbatchGathers;
-  options.bufferType = bufferType;
-  return options;
+void zshard::buildShardStepPipeline(OpPassManager &pm,
+                                    const ShardStepOptions &options) {
+  buildRematStage(pm, options);
+  buildUnitsStage(pm, options);
+  buildShardStage(pm, options);
+  buildScheduleStage(pm, options);
 }
 
 void zshard::registerShardStepPipeline() {

@@ -43,6 +43,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
+#include "zshard/Compiler/Compiler.h"
 #include "zshard/Conversion/Passes.h"
 #include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
 #include "zshard/Pipelines/Pipelines.h"
@@ -87,6 +88,7 @@ void mlir::zshard::registerAllPasses() {
   mlir::zshard::registerZShardPasses();
   mlir::zshard::registerZShardConversionPasses();
   mlir::zshard::registerZShardPipelines();
+  mlir::zshard::registerCompilePipeline();
   mlir::registerConversionPasses();
   mlir::memref::registerMemRefPasses();
   mlir::registerTransformsPasses();

@@ -7,7 +7,6 @@
 #include "CompileOptions.h"
 
 #include "zshard/Pipelines/AutoShard.h"
-#include "zshard/Pipelines/Pipelines.h"
 #include "zshard/Target/Artifact.h"
 
 #include "mlir/IR/AsmState.h"
@@ -45,6 +44,20 @@ struct StrategyParser : public cl::parser<ShardingStrategy> {
   }
 };
 
+/// Reads a phase of the compile library; a misspelt one lists them all.
+struct PhaseParser : public cl::parser<CompilePhase> {
+  using cl::parser<CompilePhase>::parser;
+  bool parse(cl::Option &option, StringRef, StringRef arg,
+             CompilePhase &value) {
+    if (std::optional<CompilePhase> phase = parseCompilePhase(arg)) {
+      value = *phase;
+      return false;
+    }
+    return option.error("'" + arg + "' is not a phase: " +
+                        getCompilePhaseNames());
+  }
+};
+
 cl::opt<std::string> inputFile(cl::Positional,
                                cl::desc("<training step .mlir, - for stdin>"),
                                cl::init("-"), cl::cat(ioCategory));
@@ -66,6 +79,25 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::MemoryPlan, "memory-plan",
                           "only the memory plan (no code generation; "
                           "shapes-only steps are accepted)")),
+    cl::cat(ioCategory));
+
+cl::opt<CompilePhase, false, PhaseParser> compileTo(
+    "compile-to",
+    cl::desc("Stop after this phase and write the step as it left it (-o "
+             "or stdout); emit (the default) writes the artifact"),
+    cl::values(
+        clEnumValN(CompilePhase::Verify, "verify", "the contract checked"),
+        clEnumValN(CompilePhase::Remat, "remat",
+                   "checkpointing and accumulation, on the unsharded step"),
+        clEnumValN(CompilePhase::Units, "units", "zshard.unit declared"),
+        clEnumValN(CompilePhase::Shard, "shard", "state sharded, collectives "
+                                                 "inserted"),
+        clEnumValN(CompilePhase::Schedule, "schedule",
+                   "async collectives, prefetch, offload"),
+        clEnumValN(CompilePhase::Plan, "plan",
+                   "bufferized, as the memory plan reads it"),
+        clEnumValN(CompilePhase::Lower, "lower", "the LLVM dialect"),
+        clEnumValN(CompilePhase::Emit, "emit", "the artifact (default)")),
     cl::cat(ioCategory));
 
 cl::opt<bool> evalEntry(
@@ -168,10 +200,10 @@ cl::opt<bool>
     noRuntimeMatmul("no-runtime-matmul",
                     cl::desc("Lower matrix products to loops, not BLAS"),
                     cl::cat(codegenCategory));
-cl::opt<Target> target(
-    "target", cl::desc("Device the step runs on"), cl::init(Target::CPU),
-    cl::values(clEnumValN(Target::CPU, "cpu", "host code (default)"),
-               clEnumValN(Target::CUDA, "cuda",
+cl::opt<CompileTarget> target(
+    "target", cl::desc("Device the step runs on"), cl::init(CompileTarget::CPU),
+    cl::values(clEnumValN(CompileTarget::CPU, "cpu", "host code (default)"),
+               clEnumValN(CompileTarget::CUDA, "cuda",
                           "CUDA kernels in an embedded GPU binary, cuBLAS "
                           "and the runtime's device memory")),
     cl::cat(codegenCategory));
@@ -491,50 +523,8 @@ void zshard_compile::printError(const Twine &message) {
   llvm::errs() << "zshard-compile: error: " << message << "\n";
 }
 
-void zshard_compile::buildBufferizePipeline(OpPassManager &pm,
-                                            const CompileOptions &options) {
-  LowerToLLVMOptions lowering;
-  lowering.fuseElementwise = options.fuse;
-  lowering.runtimeMatmul = options.runtimeMatmul;
-  buildBufferizeStepPipeline(pm, lowering);
-}
-
-void zshard_compile::buildTargetPipeline(OpPassManager &pm,
-                                         const CompileOptions &options) {
-  if (options.target != Target::CUDA) {
-    buildBufferizedStepToLLVMPipeline(pm);
-    return;
-  }
-  CUDATargetOptions cuda;
-  cuda.chip = options.cudaChip;
-  cuda.toolkit = findCUDAToolkit();
-  cuda.format = options.cudaFormat == "auto"
-                    ? getBestCUDABinaryFormat(cuda.toolkit)
-                    : options.cudaFormat;
-  buildBufferizedStepToCUDAPipeline(pm, cuda);
-}
-
-bool zshard_compile::lookupCostPresets(const CompileOptions &options,
-                                       DeviceModel &device, LinkModel &link) {
-  std::optional<DeviceModel> foundDevice = lookupDevice(options.costDevice);
-  if (!foundDevice) {
-    printError("unknown --device '" + options.costDevice +
-               "'; presets: " + getDevicePresetNames());
-    return false;
-  }
-  std::optional<LinkModel> foundLink = lookupLink(options.costLink);
-  if (!foundLink) {
-    printError("unknown --link '" + options.costLink +
-               "'; presets: " + getLinkPresetNames());
-    return false;
-  }
-  device = *foundDevice;
-  link = *foundLink;
-  return true;
-}
-
-std::optional<CompileOptions> zshard_compile::parseCompileOptions(int argc,
-                                                                  char **argv) {
+std::optional<CommandLine> zshard_compile::parseCommandLine(int argc,
+                                                            char **argv) {
   // MLIR's context and printer options (--mlir-print-op-on-diagnostic,
   // --mlir-print-debuginfo, ...) work, but --help lists ours only.
   registerMLIRContextCLOptions();
@@ -567,19 +557,21 @@ std::optional<CompileOptions> zshard_compile::parseCompileOptions(int argc,
     return std::nullopt;
   }
 
-  CompileOptions options;
-  options.input = inputFile;
-  options.output = outputPath;
-  options.outputGiven = outputPath.getNumOccurrences() != 0;
-  options.emit = emit;
+  CommandLine line;
+  line.input = inputFile;
+  line.output = outputPath;
+  line.outputGiven = outputPath.getNumOccurrences() != 0;
+  line.emit = emit;
+  CompileOptions &options = line.compile;
+  options.inputName = line.input == "-" ? "<stdin>" : line.input;
   options.optLevel = optLevel;
   options.cpu = cpu;
-  options.fuse = !noFuse;
-  options.runtimeMatmul = !noRuntimeMatmul;
+  options.bufferize.fuseElementwise = !noFuse;
+  options.bufferize.runtimeMatmul = !noRuntimeMatmul;
   options.timing = timing;
   options.target = target;
-  options.cudaChip = cudaChip;
-  options.cudaFormat = cudaFormat;
+  options.cuda.chip = cudaChip;
+  options.cuda.format = cudaFormat;
   options.memoryReport = memoryReport;
   options.memoryJSON = memoryJSON;
   options.costReport = costReport;
@@ -588,19 +580,56 @@ std::optional<CompileOptions> zshard_compile::parseCompileOptions(int argc,
   if (!readSharding(options.sharding) || !readMicrobatches(options.sharding))
     return std::nullopt;
   options.eval = evalEntry;
-  if (options.eval && options.emit != Emit::Artifact &&
-      options.emit != Emit::MemoryPlan) {
+  if (options.eval && line.emit != Emit::Artifact &&
+      line.emit != Emit::MemoryPlan) {
     printError("--eval applies to --emit=artifact and --emit=memory-plan");
     return std::nullopt;
   }
   options.microbatches = microbatches;
-  if (options.emit == Emit::ShardedMLIR && !options.sharding) {
+  if (line.emit == Emit::ShardedMLIR && !options.sharding) {
     printError("--emit=sharded-mlir needs --strategy or --auto");
     return std::nullopt;
   }
+  // What --emit writes is the output of a phase.
+  switch (line.emit) {
+  case Emit::Artifact:
+    break;
+  case Emit::ShardedMLIR:
+    line.stopAfter = CompilePhase::Schedule;
+    line.printModule = true;
+    break;
+  case Emit::LoweredMLIR:
+    line.stopAfter = CompilePhase::Lower;
+    line.printModule = true;
+    break;
+  case Emit::LLVMIR:
+    options.emitLLVMIR = true;
+    break;
+  case Emit::MemoryPlan:
+    line.stopAfter = CompilePhase::Plan;
+    options.memoryReport = true;
+    break;
+  }
+  if (compileTo.getNumOccurrences()) {
+    if (line.emit != Emit::Artifact) {
+      printError("--compile-to and --emit both say what to write: give one");
+      return std::nullopt;
+    }
+    if (options.eval && compileTo != CompilePhase::Emit) {
+      printError("--eval applies to the emit phase, not --compile-to=" +
+                 getCompilePhaseName(compileTo));
+      return std::nullopt;
+    }
+    line.stopAfter = compileTo;
+    line.printModule = compileTo != CompilePhase::Emit;
+  }
+  options.outputDir = line.output;
+  // --auto's table goes where it does not mix with text on stdout.
+  options.autoTableToStderr =
+      (line.printModule || line.emit == Emit::LLVMIR) && !line.outputGiven;
   auto registered = cl::getRegisteredOptions();
   auto it = registered.find("mlir-print-op-on-diagnostic");
-  options.printOpOnDiagnostic =
+  line.printOpOnDiagnostic =
       it != registered.end() && it->second->getNumOccurrences();
-  return options;
+  return line;
 }

@@ -71,13 +71,20 @@ struct AutoCandidate {
 /// of them, `+keep`), and, for each of them that does not fit, the same with
 /// the optimizer state offloaded to host memory (its device peak less the
 /// state it held, its step longer by moving that state over the host link
-/// twice). Prints a table of them with the reason each won or lost to `os`,
-/// and applies the winner's passes (checkpointing, units, sharding,
-/// prefetch, offload) to `module`. Fails, naming the shortfall in bytes,
-/// when nothing fits.
-FailureOr<AutoCandidate> autoShard(ModuleOp module,
-                                   const AutoShardOptions &options,
-                                   llvm::raw_ostream &os);
+/// twice). Prints a table of them with the reason each won or lost to `os`
+/// and returns the winner, leaving `module` as it is: its passes
+/// (getCandidateOptions) are the compile phases' to run. Fails, naming the
+/// shortfall in bytes, when nothing fits.
+FailureOr<AutoCandidate> chooseAutoShard(ModuleOp module,
+                                         const AutoShardOptions &options,
+                                         llvm::raw_ostream &os);
+
+/// The sharding stages (buildShardStepPipeline) that turn the unsharded
+/// step into `candidate`.
+ShardStepOptions getCandidateOptions(const AutoCandidate &candidate,
+                                     const AutoShardOptions &options);
+
+
 
 /// Parses a byte size such as `80GiB`, `512MiB`, `1.5GB` or `1024`.
 std::optional<int64_t> parseByteSize(StringRef text);

@@ -21,29 +21,61 @@
 namespace mlir {
 namespace zshard {
 
-/// Options of `zshard-lower-to-llvm`.
-struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
-  PassOptions::Option<bool> fuseElementwise{
+/// What the bufferization of a step (buildBufferizeStepPipeline) does, the
+/// same for both targets.
+struct BufferizeOptions {
+  /// Fuse chains of elementwise linalg ops before bufferization.
+  bool fuseElementwise = true;
+  /// Matrix products as runtime gemm calls (BLAS, cuBLAS) instead of loops
+  /// or kernels.
+  bool runtimeMatmul = true;
+  /// Polynomial approximations instead of libm / libdevice calls.
+  bool approximateMath = true;
+  /// Annotate phases and charge each allocation to a memory category
+  /// (needs a training step; see zshard-tag-allocations).
+  bool tagAllocations = true;
+};
+
+/// The bufferization options as pipeline options, for every pipeline that
+/// bufferizes a step (`zshard-lower-to-llvm`, `zshard-lower-to-cuda`,
+/// `zshard-pipeline`). `Base` chains option groups into one struct.
+template <typename Derived, typename Base = PassPipelineOptions<Derived>>
+struct BufferizePipelineOptions : public Base {
+  mlir::detail::PassOptions::Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse chains of elementwise linalg ops before "
                      "bufferization"),
       llvm::cl::init(true)};
-  PassOptions::Option<bool> runtimeMatmul{
+  mlir::detail::PassOptions::Option<bool> runtimeMatmul{
       *this, "runtime-matmul",
-      llvm::cl::desc("Turn f32 matrix products into runtime sgemm calls "
-                     "(BLAS) instead of loops"),
+      llvm::cl::desc("Turn matrix products into runtime gemm calls (BLAS, "
+                     "cuBLAS on CUDA) instead of loops or kernels"),
       llvm::cl::init(true)};
-  PassOptions::Option<bool> approximateMath{
+  mlir::detail::PassOptions::Option<bool> approximateMath{
       *this, "approximate-math",
-      llvm::cl::desc("Polynomial approximations instead of libm calls for "
-                     "tanh, exp, log, erf, ..."),
+      llvm::cl::desc("Polynomial approximations instead of libm or "
+                     "libdevice calls for tanh, exp, log, erf, ..."),
       llvm::cl::init(true)};
-  PassOptions::Option<bool> tagAllocations{
+  mlir::detail::PassOptions::Option<bool> tagAllocations{
       *this, "tag-allocations",
       llvm::cl::desc("Annotate phases and charge each allocation to a memory "
                      "category (needs a training step; see "
                      "zshard-tag-allocations)"),
       llvm::cl::init(true)};
+
+  /// The bufferization options.
+  BufferizeOptions getBufferizeOptions() const {
+    BufferizeOptions options;
+    options.fuseElementwise = fuseElementwise;
+    options.runtimeMatmul = runtimeMatmul;
+    options.approximateMath = approximateMath;
+    options.tagAllocations = tagAllocations;
+    return options;
+  }
+};
+
+/// Options of `zshard-lower-to-llvm` and `zshard-bufferize-step`.
+struct LowerToLLVMOptions : public BufferizePipelineOptions<LowerToLLVMOptions> {
 };
 
 /// Lowers a training step on tensors to the LLVM dialect: bufferization with
@@ -54,14 +86,14 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
 /// out-params, allocation categories, runtime matmuls and deallocation.
 /// The memory plan (zshard-memory-plan) reads the step at this point.
 void buildBufferizeStepPipeline(OpPassManager &pm,
-                                const LowerToLLVMOptions &options);
+                                const BufferizeOptions &options);
 
 /// The bufferized step to the LLVM dialect (loops, LLVM conversions).
 void buildBufferizedStepToLLVMPipeline(OpPassManager &pm);
 
 /// Both of the above.
 void buildLowerToLLVMPipeline(OpPassManager &pm,
-                              const LowerToLLVMOptions &options);
+                              const BufferizeOptions &options);
 
 /// Options of the CUDA half of `zshard-lower-to-cuda`: how kernels are
 /// shaped and which GPU binary is embedded.
@@ -79,10 +111,10 @@ struct CUDATargetOptions {
   int64_t blockSize = 256;
 };
 
-/// The CUDA target's pipeline options, shared by `zshard-lower-to-cuda` and
-/// `zshard-bufferized-step-to-cuda`.
-template <typename Derived>
-struct CUDATargetPipelineOptions : public PassPipelineOptions<Derived> {
+/// The CUDA target's pipeline options, shared by `zshard-lower-to-cuda`,
+/// `zshard-bufferized-step-to-cuda` and `zshard-pipeline`.
+template <typename Derived, typename Base = PassPipelineOptions<Derived>>
+struct CUDATargetPipelineOptions : public Base {
   mlir::detail::PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("SM architecture of the kernels"),
       llvm::cl::init("sm_90")};
@@ -116,31 +148,11 @@ struct CUDATargetPipelineOptions : public PassPipelineOptions<Derived> {
 struct BufferizedStepToCUDAOptions
     : public CUDATargetPipelineOptions<BufferizedStepToCUDAOptions> {};
 
-/// Options of `zshard-lower-to-cuda`: the bufferization options of
-/// `zshard-lower-to-llvm` and the CUDA target's.
+/// Options of `zshard-lower-to-cuda`: the bufferization options and the
+/// CUDA target's.
 struct LowerToCUDAOptions
-    : public CUDATargetPipelineOptions<LowerToCUDAOptions> {
-  PassOptions::Option<bool> fuseElementwise{
-      *this, "fuse-elementwise",
-      llvm::cl::desc("Fuse chains of elementwise linalg ops before "
-                     "bufferization"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> runtimeMatmul{
-      *this, "runtime-matmul",
-      llvm::cl::desc("Turn matrix products into runtime gemm calls "
-                     "(cuBLAS on CUDA) instead of kernels"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> approximateMath{
-      *this, "approximate-math",
-      llvm::cl::desc("Polynomial approximations instead of libdevice calls "
-                     "for tanh, exp, log, erf, ..."),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> tagAllocations{
-      *this, "tag-allocations",
-      llvm::cl::desc("Annotate phases and charge each allocation to a memory "
-                     "category (needs a training step)"),
-      llvm::cl::init(true)};
-};
+    : public CUDATargetPipelineOptions<
+          LowerToCUDAOptions, BufferizePipelineOptions<LowerToCUDAOptions>> {};
 
 /// The bufferized step (after buildBufferizeStepPipeline) to the LLVM
 /// dialect with its elementwise and reduction ops as CUDA kernels: linalg

@@ -97,11 +97,24 @@ struct ShardStepOptions {
 /// zshard-offload (when offloading).
 void buildShardStepPipeline(OpPassManager &pm, const ShardStepOptions &options);
 
-/// The options of the `zshard-shard-step` pipeline (zshard-opt): those of
-/// ShardStepOptions, with the passes' spellings.
-struct ShardStepPipelineOptions
-    : public PassPipelineOptions<ShardStepPipelineOptions> {
-  PassOptions::Option<ShardingStrategy> strategy{
+/// The stages of buildShardStepPipeline one at a time, in its order (the
+/// compile phases remat, units, shard and schedule,
+/// zshard/Compiler/Compiler.h): checkpointing and accumulation on the
+/// unsharded step, units, sharding, and the schedule with offloading.
+void buildRematStage(OpPassManager &pm, const ShardStepOptions &options);
+void buildUnitsStage(OpPassManager &pm, const ShardStepOptions &options);
+void buildShardStage(OpPassManager &pm, const ShardStepOptions &options);
+void buildScheduleStage(OpPassManager &pm, const ShardStepOptions &options);
+
+/// The options of ShardStepOptions as pipeline options, with the passes'
+/// spellings, for `zshard-shard-step` and `zshard-pipeline`. `Base` chains
+/// option groups into one struct.
+template <typename Derived, typename Base = PassPipelineOptions<Derived>>
+struct ShardStepPipelineOptionsBase : public Base {
+  template <typename T>
+  using Option = mlir::detail::PassOptions::Option<T>;
+
+  Option<ShardingStrategy> strategy{
       *this, "strategy", llvm::cl::desc("Sharding strategy"),
       llvm::cl::init(ShardingStrategy::FullShard),
       llvm::cl::values(
@@ -113,59 +126,59 @@ struct ShardStepPipelineOptions
                      "ZeRO-3 in a group, replicated across groups"),
           clEnumValN(ShardingStrategy::HybridShardZero2, "hybrid_shard_zero2",
                      "ZeRO-2 in a group, replicated across groups"))};
-  PassOptions::Option<int64_t> ranks{
+  Option<int64_t> ranks{
       *this, "ranks", llvm::cl::desc("Ranks in the grid"), llvm::cl::init(1)};
-  PassOptions::Option<int64_t> replicas{
+  Option<int64_t> replicas{
       *this, "replicas", llvm::cl::desc("Hybrid strategies: replica groups"),
       llvm::cl::init(1)};
-  PassOptions::Option<WrapPolicy> policy{
+  Option<WrapPolicy> policy{
       *this, "policy", llvm::cl::desc("Wrap policy"),
       llvm::cl::init(WrapPolicy::Transformer),
       llvm::cl::values(clEnumValN(WrapPolicy::Transformer, "transformer",
                                   "one unit per module path of `pattern`"),
                        clEnumValN(WrapPolicy::Size, "size",
                                   "units of at least `min-params`"))};
-  PassOptions::Option<std::string> pattern{
+  Option<std::string> pattern{
       *this, "pattern",
       llvm::cl::desc("Module paths of the units (and checkpointed blocks)"),
       llvm::cl::init("h.<i>")};
-  PassOptions::Option<int64_t> minParams{
+  Option<int64_t> minParams{
       *this, "min-params", llvm::cl::desc("size: elements a unit holds"),
       llvm::cl::init(1000000)};
-  PassOptions::Option<std::string> remat{
+  Option<std::string> remat{
       *this, "remat",
       llvm::cl::desc("Checkpointing: none, all, every=K, selective or "
                      "budget=BYTES"),
       llvm::cl::init("none")};
-  PassOptions::Option<bool> schedule{
+  Option<bool> schedule{
       *this, "schedule", llvm::cl::desc("Async collectives with prefetching"),
       llvm::cl::init(true)};
-  PassOptions::Option<int64_t> forwardDepth{
+  Option<int64_t> forwardDepth{
       *this, "forward-depth", llvm::cl::desc("Units gathered ahead in forward"),
       llvm::cl::init(1)};
-  PassOptions::Option<BackwardPrefetch> backward{
+  Option<BackwardPrefetch> backward{
       *this, "backward", llvm::cl::desc("Backward prefetch"),
       llvm::cl::init(BackwardPrefetch::Pre),
       llvm::cl::values(
           clEnumValN(BackwardPrefetch::Pre, "pre", "BACKWARD_PRE"),
           clEnumValN(BackwardPrefetch::Post, "post", "BACKWARD_POST"),
           clEnumValN(BackwardPrefetch::None, "none", "no backward prefetch"))};
-  PassOptions::Option<int64_t> maxInflight{
+  Option<int64_t> maxInflight{
       *this, "max-inflight",
       llvm::cl::desc("Most gathered units live at once (0: no limit)"),
       llvm::cl::init(0)};
-  PassOptions::Option<int64_t> bucketBytes{
+  Option<int64_t> bucketBytes{
       *this, "bucket-bytes",
       llvm::cl::desc("Bucket forward gathers below this size (0: none)"),
       llvm::cl::init(0)};
-  PassOptions::Option<bool> offload{
+  Option<bool> offload{
       *this, "offload", llvm::cl::desc("Optimizer state in host memory"),
       llvm::cl::init(false)};
-  PassOptions::Option<int64_t> microbatches{
+  Option<int64_t> microbatches{
       *this, "microbatches",
       llvm::cl::desc("Gradient accumulation over K microbatches"),
       llvm::cl::init(1)};
-  PassOptions::Option<MicrobatchGathers> microbatchGathers{
+  Option<MicrobatchGathers> microbatchGathers{
       *this, "microbatch-gathers",
       llvm::cl::desc("Accumulating: gather per microbatch or once"),
       llvm::cl::init(MicrobatchGathers::Regather),
@@ -173,14 +186,37 @@ struct ShardStepPipelineOptions
                                   "gather in every microbatch"),
                        clEnumValN(MicrobatchGathers::Keep, "keep",
                                   "gather once for all microbatches"))};
-  PassOptions::Option<std::string> bufferType{
+  Option<std::string> bufferType{
       *this, "buffer-type",
       llvm::cl::desc("Buffers computed in f32, bf16 or f16 (empty: their own)"),
       llvm::cl::init("")};
 
   /// These options as ShardStepOptions.
-  ShardStepOptions getOptions() const;
+  ShardStepOptions getOptions() const {
+    ShardStepOptions options;
+    options.strategy = strategy;
+    options.ranks = ranks;
+    options.replicas = replicas;
+    options.wrap = policy;
+    options.pattern = pattern;
+    options.minParams = minParams;
+    options.remat = remat;
+    options.schedule = schedule;
+    options.forwardDepth = forwardDepth;
+    options.backward = backward;
+    options.maxInflight = maxInflight;
+    options.bucketBytes = bucketBytes;
+    options.offload = offload;
+    options.microbatches = microbatches;
+    options.microbatchGathers = microbatchGathers;
+    options.bufferType = bufferType;
+    return options;
+  }
 };
+
+/// The options of the `zshard-shard-step` pipeline (zshard-opt).
+struct ShardStepPipelineOptions
+    : public ShardStepPipelineOptionsBase<ShardStepPipelineOptions> {};
 
 /// Registers `zshard-shard-step` (part of registerZShardPipelines).
 void registerShardStepPipeline();

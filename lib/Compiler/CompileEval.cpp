@@ -3,12 +3,19 @@
 // Part of the zshard project.
 //
 //===----------------------------------------------------------------------===//
+///
+/// \file
+/// zshard-compile --eval: the forward-only entry derived from the (sharded)
+/// training step by zshard-extract-eval, lowered through the same phases as
+/// the step, with its own memory plan, and written next to the step as
+/// `eval.so` (entry `zshard_eval`), which the manifest's "eval" names.
+///
+//===----------------------------------------------------------------------===//
 
-#include "CompileEval.h"
+#include "CompilerInternal.h"
 
 #include "zshard/Analysis/MemoryPlan.h"
 #include "zshard/Analysis/StepContract.h"
-#include "zshard/Pipelines/Pipelines.h"
 #include "zshard/Target/Artifact.h"
 #include "zshard/Transforms/Passes.h"
 #include "zshard/abi/ManifestSchema.h"
@@ -19,26 +26,23 @@
 
 using namespace mlir;
 using namespace mlir::zshard;
-using namespace zshard_compile;
+using namespace mlir::zshard::compiler;
 namespace key = ::zshard_abi::manifest;
 
-LogicalResult zshard_compile::compileEval(ModuleOp module,
-                                          const CompileOptions &opts,
-                                          StringRef input, bool planOnly,
-                                          StringRef dir,
-                                          llvm::json::Object &manifest) {
+LogicalResult compiler::compileEval(ModuleOp module,
+                                    const CompileOptions &opts,
+                                    CompileErrors &errors, bool planOnly,
+                                    StringRef dir,
+                                    llvm::json::Object &manifest) {
   MLIRContext *context = module.getContext();
-  auto fail = [](const Twine &message) {
-    printError(message);
-    return failure();
-  };
+  StringRef input = opts.inputName;
   PassManager extract(context);
   extract.addPass(createExtractEval());
   if (failed(extract.run(module)))
-    return fail("deriving the eval entry of " + input + " failed");
+    return errors.fail("deriving the eval entry of " + input + " failed");
   StepContract contract(module);
   if (failed(contract.run()))
-    return fail("cannot read the eval step of " + input);
+    return errors.fail("cannot read the eval step of " + input);
   std::string stepName = contract.getStep().getSymName().str();
   // The step's argument buffers, then the loss.
   unsigned numBuffers = contract.getArguments().size() + 1;
@@ -47,17 +51,18 @@ LogicalResult zshard_compile::compileEval(ModuleOp module,
   PassManager lower(context);
   if (opts.timing)
     lower.enableTiming();
-  buildBufferizePipeline(lower, opts);
+  populatePhase(lower, CompilePhase::Plan, opts);
   if (failed(lower.run(module)))
-    return fail("lowering the eval entry of " + input + " failed");
+    return errors.fail("lowering the eval entry of " + input + " failed");
   auto step = module.lookupSymbol<func::FuncOp>(stepName);
   if (!step)
-    return fail("lowering the eval entry of " + input + " lost " + stepName);
+    return errors.fail("lowering the eval entry of " + input + " lost " +
+                       stepName);
   MemoryPlan plan(step);
   if (failed(plan.run()))
-    return fail("cannot plan the memory of the eval entry of " + input);
+    return errors.fail("cannot plan the memory of the eval entry of " + input);
   addRuntimeHeldBuffers(plan, contract, step);
-  if (opts.memoryReport || planOnly)
+  if (opts.memoryReport)
     llvm::outs() << "memory plan per rank of the eval entry of " << input
                  << ":\n"
                  << formatMemoryTable(plan);
@@ -67,9 +72,9 @@ LogicalResult zshard_compile::compileEval(ModuleOp module,
   PassManager toLLVM(context);
   if (opts.timing)
     toLLVM.enableTiming();
-  buildTargetPipeline(toLLVM, opts);
+  populatePhase(toLLVM, CompilePhase::Lower, opts);
   if (failed(toLLVM.run(module)))
-    return fail("lowering the eval entry of " + input + " failed");
+    return errors.fail("lowering the eval entry of " + input + " failed");
 
   SharedObjectOptions soOptions;
   soOptions.optLevel = opts.optLevel;
@@ -78,7 +83,7 @@ LogicalResult zshard_compile::compileEval(ModuleOp module,
   StepObjectFiles objects = getStepObjectFiles(dir, "eval");
   if (failed(emitObjectFiles(module, stepName, numBuffers, signature, objects,
                              soOptions)))
-    return fail("code generation of the eval entry failed");
+    return errors.fail("code generation of the eval entry failed");
   SmallString<128> soPath(dir);
   llvm::sys::path::append(soPath, key::kDefaultEvalLibrary);
   std::string error;
@@ -87,7 +92,7 @@ LogicalResult zshard_compile::compileEval(ModuleOp module,
   llvm::sys::fs::remove(objects.code);
   llvm::sys::fs::remove(objects.glue);
   if (failed(linked))
-    return fail(error);
+    return errors.error(error);
   manifest[key::kEval] =
       llvm::json::Object{{key::kLibrary, key::kDefaultEvalLibrary},
                          {key::kEntry, key::kDefaultEvalEntry},

@@ -1,0 +1,133 @@
+//===- Phases.cpp - the compile phases and their passes -------------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zshard/Compiler/Compiler.h"
+
+#include "zshard/Transforms/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+namespace {
+const CompilePhase kPhases[] = {
+    CompilePhase::Verify, CompilePhase::Remat,    CompilePhase::Units,
+    CompilePhase::Shard,  CompilePhase::Schedule, CompilePhase::Plan,
+    CompilePhase::Lower,  CompilePhase::Emit};
+} // namespace
+
+StringRef zshard::getCompilePhaseName(CompilePhase phase) {
+  switch (phase) {
+  case CompilePhase::Verify:
+    return "verify";
+  case CompilePhase::Remat:
+    return "remat";
+  case CompilePhase::Units:
+    return "units";
+  case CompilePhase::Shard:
+    return "shard";
+  case CompilePhase::Schedule:
+    return "schedule";
+  case CompilePhase::Plan:
+    return "plan";
+  case CompilePhase::Lower:
+    return "lower";
+  case CompilePhase::Emit:
+    return "emit";
+  }
+  llvm_unreachable("unknown compile phase");
+}
+
+std::optional<CompilePhase> zshard::parseCompilePhase(StringRef name) {
+  for (CompilePhase phase : kPhases)
+    if (getCompilePhaseName(phase) == name)
+      return phase;
+  return std::nullopt;
+}
+
+std::string zshard::getCompilePhaseNames() {
+  return llvm::join(llvm::map_range(kPhases, getCompilePhaseName), ", ");
+}
+
+void zshard::populatePhase(OpPassManager &pm, CompilePhase phase,
+                           const CompileOptions &options) {
+  // Without sharding, the remat phase accumulates microbatches only.
+  ShardStepOptions unsharded;
+  unsharded.microbatches = options.microbatches;
+  const ShardStepOptions *sharding =
+      options.sharding ? &options.sharding->options : nullptr;
+  switch (phase) {
+  case CompilePhase::Verify:
+    pm.addPass(createVerifyContract());
+    return;
+  case CompilePhase::Remat:
+    buildRematStage(pm, sharding ? *sharding : unsharded);
+    return;
+  case CompilePhase::Units:
+    if (sharding)
+      buildUnitsStage(pm, *sharding);
+    return;
+  case CompilePhase::Shard:
+    if (sharding)
+      buildShardStage(pm, *sharding);
+    return;
+  case CompilePhase::Schedule:
+    if (sharding)
+      buildScheduleStage(pm, *sharding);
+    return;
+  case CompilePhase::Plan:
+    buildBufferizeStepPipeline(pm, options.bufferize);
+    return;
+  case CompilePhase::Lower: {
+    if (options.target != CompileTarget::CUDA) {
+      buildBufferizedStepToLLVMPipeline(pm);
+      return;
+    }
+    CUDATargetOptions cuda = options.cuda;
+    if (cuda.toolkit.empty())
+      cuda.toolkit = findCUDAToolkit();
+    if (cuda.format == "auto")
+      cuda.format = getBestCUDABinaryFormat(cuda.toolkit);
+    buildBufferizedStepToCUDAPipeline(pm, cuda);
+    return;
+  }
+  case CompilePhase::Emit:
+    return;
+  }
+}
+
+CompileOptions CompilePipelineOptions::getCompileOptions() const {
+  CompileOptions options;
+  ShardingRequest request;
+  request.options = getOptions();
+  request.patternGiven = true;
+  options.sharding = request;
+  options.microbatches = request.options.microbatches;
+  options.bufferize = getBufferizeOptions();
+  options.target = target;
+  options.cuda = getTargetOptions();
+  return options;
+}
+
+void zshard::registerCompilePipeline() {
+  PassPipelineRegistration<CompilePipelineOptions>(
+      "zshard-pipeline",
+      "Run phases of zshard-compile (verify, remat, units, shard, schedule, "
+      "plan, lower) with the passes zshard-compile runs for them",
+      [](OpPassManager &pm, const CompilePipelineOptions &pipeline) {
+        CompileOptions options = pipeline.getCompileOptions();
+        if (pipeline.phases.empty()) {
+          for (CompilePhase phase :
+               ArrayRef(kPhases).drop_back()) // emit has no passes
+            populatePhase(pm, phase, options);
+          return;
+        }
+        for (CompilePhase phase : pipeline.phases)
+          populatePhase(pm, phase, options);
+      });
+}
