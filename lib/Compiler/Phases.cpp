@@ -115,19 +115,36 @@ CompileOptions CompilePipelineOptions::getCompileOptions() const {
 }
 
 void zshard::registerCompilePipeline() {
-  PassPipelineRegistration<CompilePipelineOptions>(
+  // Registered by hand rather than with PassPipelineRegistration so that a
+  // misspelt phase is an error, not a pipeline without it.
+  auto build = [](OpPassManager &pm, StringRef text,
+                  function_ref<LogicalResult(const Twine &)> errorHandler)
+      -> LogicalResult {
+    std::unique_ptr<CompilePipelineOptions> pipeline =
+        CompilePipelineOptions::createFromString(text);
+    if (!pipeline)
+      return failure();
+    SmallVector<CompilePhase> phases;
+    for (StringRef name : pipeline->phases) {
+      std::optional<CompilePhase> phase = parseCompilePhase(name.trim());
+      if (!phase || *phase == CompilePhase::Emit)
+        return errorHandler("zshard-pipeline: '" + name +
+                            "' is not a phase with passes: verify, remat, "
+                            "units, shard, schedule, plan, lower");
+      phases.push_back(*phase);
+    }
+    if (phases.empty())
+      phases.assign(std::begin(kPhases), std::end(kPhases) - 1);
+    CompileOptions options = pipeline->getCompileOptions();
+    for (CompilePhase phase : phases)
+      populatePhase(pm, phase, options);
+    return success();
+  };
+  registerPassPipeline(
       "zshard-pipeline",
       "Run phases of zshard-compile (verify, remat, units, shard, schedule, "
       "plan, lower) with the passes zshard-compile runs for them",
-      [](OpPassManager &pm, const CompilePipelineOptions &pipeline) {
-        CompileOptions options = pipeline.getCompileOptions();
-        if (pipeline.phases.empty()) {
-          for (CompilePhase phase :
-               ArrayRef(kPhases).drop_back()) // emit has no passes
-            populatePhase(pm, phase, options);
-          return;
-        }
-        for (CompilePhase phase : pipeline.phases)
-          populatePhase(pm, phase, options);
+      build, [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(CompilePipelineOptions());
       });
 }

@@ -155,20 +155,11 @@ struct CompilePipelineOptions
           BufferizePipelineOptions<
               CompilePipelineOptions,
               ShardStepPipelineOptionsBase<CompilePipelineOptions>>> {
-  ListOption<CompilePhase> phases{
+  ListOption<std::string> phases{
       *this, "phases",
-      llvm::cl::desc("Phases to run, in this order (default: verify to "
-                     "lower; emit is zshard-compile's)"),
-      llvm::cl::values(
-          clEnumValN(CompilePhase::Verify, "verify", "the contract"),
-          clEnumValN(CompilePhase::Remat, "remat",
-                     "checkpointing and accumulation"),
-          clEnumValN(CompilePhase::Units, "units", "zshard-form-units"),
-          clEnumValN(CompilePhase::Shard, "shard", "zshard-shard"),
-          clEnumValN(CompilePhase::Schedule, "schedule",
-                     "async collectives, prefetch, offload"),
-          clEnumValN(CompilePhase::Plan, "plan", "bufferization"),
-          clEnumValN(CompilePhase::Lower, "lower", "to the LLVM dialect"))};
+      llvm::cl::desc("Phases to run, in this order: verify, remat, units, "
+                     "shard, schedule, plan, lower (default: all of them; "
+                     "emit is zshard-compile's)")};
   Option<CompileTarget> target{
       *this, "target", llvm::cl::desc("lower: the device"),
       llvm::cl::init(CompileTarget::CPU),
