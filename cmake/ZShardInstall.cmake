@@ -54,10 +54,10 @@ install(DIRECTORY "${PROJECT_BINARY_DIR}/include/zshard/"
   PATTERN "CMakeFiles" EXCLUDE)
 
 # The tools, finding libMLIR where they were linked against it.
-install(TARGETS zshard-compile zshard-opt zshard-gen
+install(TARGETS zshard-compile zshard-opt zshard-gen zshard-translate
   RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
-set_target_properties(zshard-compile zshard-opt zshard-gen PROPERTIES
-  INSTALL_RPATH_USE_LINK_PATH ON)
+set_target_properties(zshard-compile zshard-opt zshard-gen zshard-translate
+  PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 
 set(_zshard_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/zshard")
 install(EXPORT zshardTargets NAMESPACE zshard::

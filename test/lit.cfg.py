@@ -22,7 +22,8 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [config.zshard_tools_dir, config.llvm_tools_dir]
 tools = [ToolSubst("zshard-opt", unresolved="fatal"),
-         ToolSubst("zshard-gen", unresolved="fatal")]
+         ToolSubst("zshard-gen", unresolved="fatal"),
+         ToolSubst("zshard-translate", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.zshard_tools_dir, append_path=True)

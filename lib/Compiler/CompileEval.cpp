@@ -8,7 +8,9 @@
 /// zshard-compile --eval: the forward-only entry derived from the (sharded)
 /// training step by zshard-extract-eval, lowered through the same phases as
 /// the step, with its own memory plan, and written next to the step as
-/// `eval.so` (entry `zshard_eval`), which the manifest's "eval" names.
+/// `eval.so` (entry `zshard_eval`), which the manifest's "eval" names. The
+/// eval module keeps its ABI record through lowering, with the peak of its
+/// memory plan, for the manifest written at emit.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -29,11 +31,9 @@ using namespace mlir::zshard;
 using namespace mlir::zshard::compiler;
 namespace key = ::zshard_abi::manifest;
 
-LogicalResult compiler::compileEval(ModuleOp module,
-                                    const CompileOptions &opts,
+LogicalResult compiler::compileEval(ModuleOp module, const CompileOptions &opts,
                                     CompileErrors &errors, bool planOnly,
-                                    StringRef dir,
-                                    llvm::json::Object &manifest) {
+                                    StringRef dir) {
   MLIRContext *context = module.getContext();
   StringRef input = opts.inputName;
   PassManager extract(context);
@@ -44,9 +44,6 @@ LogicalResult compiler::compileEval(ModuleOp module,
   if (failed(contract.run()))
     return errors.fail("cannot read the eval step of " + input);
   std::string stepName = contract.getStep().getSymName().str();
-  // The step's argument buffers, then the loss.
-  unsigned numBuffers = contract.getArguments().size() + 1;
-  std::string signature = getSignatureHash(contract);
 
   PassManager lower(context);
   if (opts.timing)
@@ -62,6 +59,11 @@ LogicalResult compiler::compileEval(ModuleOp module,
   if (failed(plan.run()))
     return errors.fail("cannot plan the memory of the eval entry of " + input);
   addRuntimeHeldBuffers(plan, contract, step);
+  // The peak is the eval entry's ABI fact the manifest reports.
+  FailureOr<StepABIAttr> abi = getStepABI(module);
+  if (failed(abi))
+    return failure();
+  module->setAttr(contract::kABI, abi->withPeakBytes(plan.getPeakTotal()));
   if (opts.memoryReport)
     llvm::outs() << "memory plan per rank of the eval entry of " << input
                  << ":\n"
@@ -80,6 +82,12 @@ LogicalResult compiler::compileEval(ModuleOp module,
   soOptions.optLevel = opts.optLevel;
   soOptions.cpu = opts.cpu;
   soOptions.entry = key::kDefaultEvalEntry;
+  // The step's argument buffers, then the loss.
+  abi = getStepABI(module);
+  if (failed(abi))
+    return failure();
+  unsigned numBuffers = abi->getArguments().size() + abi->getResults().size();
+  std::string signature = getSignatureHash(*abi);
   StepObjectFiles objects = getStepObjectFiles(dir, "eval");
   if (failed(emitObjectFiles(module, stepName, numBuffers, signature, objects,
                              soOptions)))
@@ -93,10 +101,5 @@ LogicalResult compiler::compileEval(ModuleOp module,
   llvm::sys::fs::remove(objects.glue);
   if (failed(linked))
     return errors.error(error);
-  manifest[key::kEval] =
-      llvm::json::Object{{key::kLibrary, key::kDefaultEvalLibrary},
-                         {key::kEntry, key::kDefaultEvalEntry},
-                         {key::kSignature, signature},
-                         {key::kPeakBytes, plan.getPeakTotal()}};
   return success();
 }

@@ -7,8 +7,9 @@
 /// \file
 /// compile(): the phases in order, with the steps between them that are not
 /// passes -- the sharding request resolved against the step, the contract
-/// read for the reports and the manifest, the memory plan, code generation
-/// and the artifact's files.
+/// read for the reports, the memory plan, code generation and the
+/// artifact's files, whose manifest is written once, at emit, from the
+/// lowered module's ABI record.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -76,13 +77,16 @@ LogicalResult compiler::writeFile(StringRef path, StringRef text,
 }
 
 /// The artifact: the step's object files linked into `step.so`, the eval
-/// entry, and the manifest.
+/// entry, and the manifest, written from the lowered modules' ABI records.
 static LogicalResult emitArtifact(ModuleOp module, const CompileOptions &opts,
-                                  CompileErrors &errors, StringRef stepName,
-                                  unsigned numBuffers, StringRef signature,
-                                  ModuleOp evalModule,
-                                  llvm::json::Object manifest,
+                                  CompileErrors &errors, ModuleOp evalModule,
                                   CompileResult &result) {
+  FailureOr<StepABIAttr> abi = getStepABI(module);
+  if (failed(abi))
+    return failure();
+  std::string stepName = abi->getStep().str();
+  unsigned numBuffers = abi->getArguments().size() + abi->getResults().size();
+  std::string signature = getSignatureHash(*abi);
   SharedObjectOptions soOptions;
   soOptions.optLevel = opts.optLevel;
   soOptions.cpu = opts.cpu;
@@ -124,16 +128,16 @@ static LogicalResult emitArtifact(ModuleOp module, const CompileOptions &opts,
   if (failed(linked))
     return errors.fail(error);
   result.codegenSeconds = codegenTimer.seconds();
-  if (evalModule && failed(compileEval(evalModule, opts, errors,
-                                       /*planOnly=*/false, dir, manifest)))
+  if (evalModule &&
+      failed(compileEval(evalModule, opts, errors, /*planOnly=*/false, dir)))
+    return failure();
+  FailureOr<llvm::json::Object> manifest = buildManifest(module, evalModule);
+  if (failed(manifest))
     return failure();
 
   SmallString<128> manifestPath(dir);
   llvm::sys::path::append(manifestPath, ::zshard_abi::manifest::kFileName);
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
-  return writeFile(manifestPath, text, errors);
+  return writeFile(manifestPath, printManifest(std::move(*manifest)), errors);
 }
 
 LogicalResult zshard::compile(ModuleOp module, const CompileOptions &given,
@@ -174,8 +178,9 @@ LogicalResult zshard::compile(ModuleOp module, const CompileOptions &given,
   if (stopAfter <= CompilePhase::Schedule)
     return success();
 
-  // plan: the reports that read the step on tensors, the manifest (before
-  // lowering drops the contract), bufferization and the memory plan.
+  // plan: the reports that read the step on tensors, the step's ABI record
+  // (zshard-record-abi, the first pass of the phase, while the contract and
+  // the units are in the IR), bufferization and the memory plan.
   StepContract contract(module);
   if (failed(contract.run()))
     return errors.fail("cannot read the step contract of " + input);
@@ -196,9 +201,6 @@ LogicalResult zshard::compile(ModuleOp module, const CompileOptions &given,
                  << link.name << "): " << cost->toJSON() << "\n";
   }
   std::string stepName = contract.getStep().getSymName().str();
-  unsigned numBuffers =
-      contract.getArguments().size() + contract.getResults().size();
-  llvm::json::Object manifest = buildManifest(contract, module);
   // --eval derives its entry from the step as it is here, before lowering.
   OwningOpRef<ModuleOp> evalModule;
   if (opts.eval)
@@ -214,9 +216,6 @@ LogicalResult zshard::compile(ModuleOp module, const CompileOptions &given,
   auto step = module.lookupSymbol<func::FuncOp>(stepName);
   if (!step)
     return errors.fail("lowering " + input + " lost the step " + stepName);
-  SmallVector<bool> inPlace = getInPlaceResults(contract, step);
-  recordInPlaceResults(manifest, contract, inPlace);
-  std::string signature = getSignatureHash(contract, inPlace);
   if (opts.memoryReport || !opts.memoryJSON.empty()) {
     MemoryPlan plan(step);
     if (failed(plan.run()))
@@ -231,7 +230,7 @@ LogicalResult zshard::compile(ModuleOp module, const CompileOptions &given,
   }
   if (stopAfter == CompilePhase::Plan)
     return evalModule ? compileEval(*evalModule, opts, errors,
-                                    /*planOnly=*/true, "", manifest)
+                                    /*planOnly=*/true, "")
                       : success();
 
   // lower: the bufferized step to the LLVM dialect for the target.
@@ -239,10 +238,6 @@ LogicalResult zshard::compile(ModuleOp module, const CompileOptions &given,
   if (opts.timing)
     toLLVM.enableTiming();
   populatePhase(toLLVM, CompilePhase::Lower, opts);
-  if (opts.target == CompileTarget::CUDA)
-    recordTarget(manifest, "cuda", opts.cuda.chip);
-  else
-    recordTarget(manifest, "cpu");
   if (failed(toLLVM.run(module)))
     return errors.fail("lowering " + input + " failed");
   result->lowerSeconds = lowerTimer.seconds();
@@ -250,7 +245,6 @@ LogicalResult zshard::compile(ModuleOp module, const CompileOptions &given,
     return success();
 
   // emit: code generation and the artifact.
-  return emitArtifact(module, opts, errors, stepName, numBuffers, signature,
-                      evalModule ? *evalModule : ModuleOp(),
-                      std::move(manifest), *result);
+  return emitArtifact(module, opts, errors,
+                      evalModule ? *evalModule : ModuleOp(), *result);
 }

@@ -62,11 +62,11 @@ LogicalResult writeFile(StringRef path, StringRef text, CompileErrors &errors);
 /// The eval entry (zshard-compile --eval): derives the forward-only step
 /// from `module` (a copy of the training step on tensors, after sharding;
 /// consumed), lowers it and plans its memory (the plan printed with
-/// memoryReport). Unless `planOnly`, compiles it into `dir`/eval.so and
-/// records "eval" in `manifest`.
+/// memoryReport), recording the plan's peak in its ABI record
+/// (`peak_bytes`). Unless `planOnly`, compiles it into `dir`/eval.so;
+/// `module` is left lowered, for the manifest's "eval".
 LogicalResult compileEval(ModuleOp module, const CompileOptions &options,
-                          CompileErrors &errors, bool planOnly, StringRef dir,
-                          llvm::json::Object &manifest);
+                          CompileErrors &errors, bool planOnly, StringRef dir);
 
 } // namespace compiler
 } // namespace zshard

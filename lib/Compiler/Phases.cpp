@@ -80,9 +80,18 @@ void zshard::populatePhase(OpPassManager &pm, CompilePhase phase,
     if (sharding)
       buildScheduleStage(pm, *sharding);
     return;
-  case CompilePhase::Plan:
+  case CompilePhase::Plan: {
+    // The ABI facts the manifest is written from, while the contract and
+    // the units are still in the IR.
+    RecordABIOptions abi;
+    if (options.target == CompileTarget::CUDA) {
+      abi.target = StepTarget::CUDA;
+      abi.chip = options.cuda.chip;
+    }
+    pm.addPass(createRecordABI(abi));
     buildBufferizeStepPipeline(pm, options.bufferize);
     return;
+  }
   case CompilePhase::Lower: {
     if (options.target != CompileTarget::CUDA) {
       buildBufferizedStepToLLVMPipeline(pm);
@@ -144,7 +153,8 @@ void zshard::registerCompilePipeline() {
       "zshard-pipeline",
       "Run phases of zshard-compile (verify, remat, units, shard, schedule, "
       "plan, lower) with the passes zshard-compile runs for them",
-      build, [](function_ref<void(const detail::PassOptions &)> optHandler) {
+      build,
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
         optHandler(CompilePipelineOptions());
       });
 }

@@ -18,6 +18,7 @@
 #include "BufferUses.h"
 #include "RankIndexEval.h"
 #include "zshard/Analysis/StepContract.h"
+#include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -205,8 +206,36 @@ struct UpdateInPlacePass
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (func->hasAttr(contract::kStep) && !func.isExternal() &&
-          llvm::hasSingleElement(func.getBody()))
+          llvm::hasSingleElement(func.getBody())) {
         process(func);
+        recordInPlace(func);
+      }
+  }
+
+  /// Keeps the module's ABI record (zshard-record-abi) current: a result
+  /// whose out-parameter is now `zshard.in_place` is recorded in place.
+  void recordInPlace(func::FuncOp func) {
+    auto abi = getOperation()->getAttrOfType<StepABIAttr>(contract::kABI);
+    if (!abi || abi.getStep() != func.getSymName())
+      return;
+    unsigned numArguments = abi.getArguments().size();
+    SmallVector<Attribute> results;
+    bool changed = false;
+    unsigned outIndex = numArguments;
+    for (ABIResultAttr result : abi.getResultRecords()) {
+      if (!result.isInPlace() && outIndex < func.getNumArguments() &&
+          func.getArgAttr(outIndex, contract::kInPlace)) {
+        result = ABIResultAttr::get(&getContext(), result.getRole(),
+                                    result.getName(), result.getType(),
+                                    result.getUnit(), result.getSlot(),
+                                    BoolAttr::get(&getContext(), true));
+        changed = true;
+      }
+      results.push_back(result);
+      ++outIndex;
+    }
+    if (changed)
+      getOperation()->setAttr(contract::kABI, abi.withResults(results));
   }
 
   void process(func::FuncOp func) {

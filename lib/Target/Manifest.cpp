@@ -6,11 +6,11 @@
 
 #include "zshard/Target/Artifact.h"
 
-#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 #include "zshard/abi/Fnv1a.h"
 #include "zshard/abi/ManifestSchema.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::zshard;
@@ -58,28 +58,33 @@ static std::string describe(StringRef role, StringRef name,
       .str();
 }
 
-std::string zshard::getCanonicalSignature(const StepContract &contract,
-                                          ArrayRef<bool> inPlace) {
+std::string zshard::getCanonicalSignature(StepABIAttr abi) {
   std::string text;
-  for (const StepArgument &argument : contract.getArguments())
+  for (ABIArgumentAttr argument : abi.getArgumentRecords())
     text +=
-        describe(stringifyArgRole(argument.role), argument.name, argument.type);
+        describe(argument.getRole(), argument.getName(), argument.getType());
   text += "->";
-  for (const StepResult &result : contract.getResults()) {
-    bool updatedInPlace =
-        result.index < inPlace.size() && inPlace[result.index];
-    text += describe((stringifyResultRole(result.role) +
-                      (updatedInPlace ? "(in_place)" : ""))
-                         .str(),
-                     result.name, result.type);
-  }
+  for (ABIResultAttr result : abi.getResultRecords())
+    text += describe(
+        (result.getRole() + (result.isInPlace() ? "(in_place)" : "")).str(),
+        result.getName(), result.getType());
   return text;
 }
 
-std::string zshard::getSignatureHash(const StepContract &contract,
-                                     ArrayRef<bool> inPlace) {
-  return ::zshard_abi::hex16(
-      ::zshard_abi::fnv1a64(getCanonicalSignature(contract, inPlace)));
+std::string zshard::getSignatureHash(StepABIAttr abi) {
+  return ::zshard_abi::hex16(::zshard_abi::fnv1a64(getCanonicalSignature(abi)));
+}
+
+FailureOr<StepABIAttr> zshard::getStepABI(ModuleOp module) {
+  Attribute record = module->getAttr(contract::kABI);
+  if (auto abi = dyn_cast_or_null<StepABIAttr>(record))
+    return abi;
+  if (record)
+    return module.emitError("zshard.abi is not a step ABI record "
+                            "(#zshard.step_abi): ")
+           << record;
+  return module.emitError("the module has no step ABI record (zshard.abi): "
+                          "run --zshard-record-abi before lowering");
 }
 
 template <typename Range> static llvm::json::Array toArray(Range &&values) {
@@ -89,172 +94,162 @@ template <typename Range> static llvm::json::Array toArray(Range &&values) {
   return array;
 }
 
+static llvm::json::Array toStrings(ArrayAttr strings) {
+  llvm::json::Array array;
+  for (auto text : strings.getAsValueRange<StringAttr>())
+    array.push_back(text);
+  return array;
+}
+
 /// A unit as the runtime needs it to build and save shards: layout, members
 /// with their init specs, and the optimizer-state slots with theirs.
-static llvm::json::Object describeUnit(UnitOp unit,
-                                       const StepContract &contract) {
-  const StepArgument *paramShard = nullptr;
-  SmallVector<const StepArgument *> stateShards;
-  for (const StepArgument &arg : contract.getArguments()) {
-    if (arg.unit != unit.getSymName())
-      continue;
-    if (arg.role == ArgRole::ParamShard)
-      paramShard = &arg;
-    else if (arg.role == ArgRole::OptStateShard)
-      stateShards.push_back(&arg);
-  }
+static llvm::json::Object describeUnit(ABIUnitAttr unit) {
   llvm::json::Array members;
-  unsigned i = 0;
-  for (auto member : unit.getMembers().getAsRange<MemberAttr>()) {
+  for (auto [member, init] :
+       llvm::zip(unit.getMembers().getAsRange<MemberAttr>(),
+                 unit.getInits().getAsValueRange<StringAttr>())) {
     llvm::json::Object entry{{key::kName, member.getName()},
                              {key::kShape, toArray(member.getShape())},
                              {key::kOffset, member.getOffset()}};
-    if (paramShard && i < paramShard->memberInits.size())
-      entry[key::kInit] = paramShard->memberInits[i].str();
-    else if (const StepArgument *param = contract.lookupParam(member.getName()))
-      if (param->init)
-        entry[key::kInit] = param->init->str();
+    if (!init.empty())
+      entry[key::kInit] = init;
     members.push_back(std::move(entry));
-    ++i;
   }
   llvm::json::Array slots;
-  for (const StepArgument *state : stateShards) {
-    llvm::json::Array inits;
-    for (const InitSpec &spec : state->memberInits)
-      inits.push_back(spec.str());
-    slots.push_back(llvm::json::Object{
-        {key::kSlot, state->slot},
-        {key::kDType, getDTypeName(state->type.getElementType())},
-        {key::kInits, std::move(inits)}});
-  }
-  std::optional<int64_t> shardSize = unit.getShardSize();
+  for (auto slot : unit.getSlots().getAsRange<ABISlotAttr>())
+    slots.push_back(
+        llvm::json::Object{{key::kSlot, slot.getSlot()},
+                           {key::kDType, getDTypeName(slot.getType())},
+                           {key::kInits, toStrings(slot.getInits())}});
+  ArrayRef<int64_t> replicate;
+  if (DenseI64ArrayAttr axes = unit.getReplicateAxes())
+    replicate = axes.asArrayRef();
   llvm::json::Object entry{
-      {key::kName, unit.getSymName()},
+      {key::kName, unit.getName()},
       {key::kStrategy,
        ::zshard_abi::strategyName(toAbiStrategy(unit.getStrategy()))},
-      {key::kShardAxes, toArray(unit.getShardAxes())},
-      {key::kReplicateAxes, toArray(unit.getReplicateAxes())},
-      {key::kPadded, unit.getPaddedSize()},
-      {key::kShardSize, shardSize ? *shardSize : int64_t(-1)},
+      {key::kShardAxes, toArray(unit.getShardAxes().asArrayRef())},
+      {key::kReplicateAxes, toArray(replicate)},
+      {key::kPadded, unit.getPadded()},
+      {key::kShardSize, unit.getShardSize()},
       {key::kParamDType, getDTypeName(unit.getParamType())},
       {key::kReduceDType, getDTypeName(unit.getReduceType())},
       {key::kMembers, std::move(members)},
       {key::kSlots, std::move(slots)}};
-  if (std::optional<Type> buffer = unit.getBufferType())
-    entry[key::kBufferDType] = getDTypeName(*buffer);
+  if (Type buffer = unit.getBufferType())
+    entry[key::kBufferDType] = getDTypeName(buffer);
   return entry;
 }
 
 static llvm::json::Array shapeOf(RankedTensorType type) {
-  llvm::json::Array shape;
-  for (int64_t dim : type.getShape())
-    shape.push_back(dim);
-  return shape;
+  return toArray(type.getShape());
 }
 
-llvm::json::Object zshard::buildManifest(const StepContract &contract,
-                                         ModuleOp module) {
+FailureOr<llvm::json::Object> zshard::buildManifest(ModuleOp module,
+                                                    ModuleOp eval) {
+  FailureOr<StepABIAttr> record = getStepABI(module);
+  if (failed(record))
+    return failure();
+  StepABIAttr abi = *record;
   llvm::json::Array arguments;
-  for (const StepArgument &argument : contract.getArguments()) {
+  for (auto [index, argument] : llvm::enumerate(abi.getArgumentRecords())) {
     llvm::json::Object entry{
-        {key::kIndex, argument.index},
-        {key::kRole, stringifyArgRole(argument.role)},
-        {key::kName, argument.name},
-        {key::kDType, getDTypeName(argument.type.getElementType())},
-        {key::kShape, shapeOf(argument.type)}};
-    if (argument.init)
-      entry[key::kInit] = argument.init->str();
-    if (!argument.param.empty())
-      entry[key::kParam] = argument.param;
-    if (!argument.unit.empty())
-      entry[key::kUnit] = argument.unit;
-    if (!argument.slot.empty())
-      entry[key::kSlot] = argument.slot;
-    if (argument.placement == Placement::Host)
+        {key::kIndex, int64_t(index)},
+        {key::kRole, argument.getRole()},
+        {key::kName, argument.getName()},
+        {key::kDType, getDTypeName(argument.getType().getElementType())},
+        {key::kShape, shapeOf(argument.getType())}};
+    if (!argument.getInit().empty())
+      entry[key::kInit] = argument.getInit();
+    if (!argument.getParam().empty())
+      entry[key::kParam] = argument.getParam();
+    if (!argument.getUnit().empty())
+      entry[key::kUnit] = argument.getUnit();
+    if (!argument.getSlot().empty())
+      entry[key::kSlot] = argument.getSlot();
+    if (argument.getPlacement() == ArgPlacement::Host)
       entry[key::kPlacement] = key::kPlacementHost;
-    if (argument.role == ArgRole::Buffer)
-      entry[key::kPersistent] = argument.persistent;
-    // A hyper's recorded value (zshard.default, checked by the contract).
-    if (auto recorded = contract.getStep().getArgAttrOfType<FloatAttr>(
-            argument.index, contract::kDefault))
+    if (BoolAttr persistent = argument.getPersistent())
+      entry[key::kPersistent] = persistent.getValue();
+    if (FloatAttr recorded = argument.getRecorded())
       entry[key::kDefault] = recorded.getValueAsDouble();
     arguments.push_back(std::move(entry));
   }
   llvm::json::Array results;
-  for (const StepResult &result : contract.getResults()) {
+  for (auto [index, result] : llvm::enumerate(abi.getResultRecords())) {
     llvm::json::Object entry{
-        {key::kIndex, result.index},
-        {key::kRole, stringifyResultRole(result.role)},
-        {key::kDType, getDTypeName(result.type.getElementType())},
-        {key::kShape, shapeOf(result.type)}};
-    if (!result.name.empty())
-      entry[key::kName] = result.name;
-    for (const StepArgument &argument : contract.getArguments())
-      if (!argument.unit.empty() && argument.name == result.name) {
-        entry[key::kUnit] = argument.unit;
-        if (!argument.slot.empty())
-          entry[key::kSlot] = argument.slot;
-      }
+        {key::kIndex, int64_t(index)},
+        {key::kRole, result.getRole()},
+        {key::kDType, getDTypeName(result.getType().getElementType())},
+        {key::kShape, shapeOf(result.getType())}};
+    if (!result.getName().empty())
+      entry[key::kName] = result.getName();
+    if (!result.getUnit().empty())
+      entry[key::kUnit] = result.getUnit();
+    if (!result.getSlot().empty())
+      entry[key::kSlot] = result.getSlot();
+    if (result.isInPlace())
+      entry[key::kInPlace] = true;
     results.push_back(std::move(entry));
   }
   llvm::json::Array units;
-  for (UnitOp unit : module.getOps<UnitOp>())
-    units.push_back(describeUnit(unit, contract));
+  for (ABIUnitAttr unit : abi.getUnitRecords())
+    units.push_back(describeUnit(unit));
   // The device grid, when the step is sharded: the runtime builds it and the
   // collectives name its axes. A dynamic size is -1 (taken from the launch).
   llvm::json::Value grid = nullptr;
-  int64_t ranks = 1;
-  for (auto gridOp : module.getOps<shard::GridOp>()) {
-    llvm::json::Array shape;
-    for (int64_t dim : gridOp.getShape()) {
-      shape.push_back(ShapedType::isDynamic(dim) ? int64_t(-1) : dim);
-      ranks *= ShapedType::isDynamic(dim) ? 1 : dim;
-    }
-    grid = llvm::json::Object{{key::kName, gridOp.getSymName()},
-                              {key::kShape, std::move(shape)}};
-  }
+  if (!abi.getGrid().empty())
+    grid = llvm::json::Object{
+        {key::kName, abi.getGrid()},
+        {key::kShape, abi.getGridShape()
+                          ? toArray(abi.getGridShape().asArrayRef())
+                          : llvm::json::Array()}};
   llvm::json::Object moduleAttrs;
-  for (NamedAttribute attr : module->getAttrs())
-    if (auto text = dyn_cast<StringAttr>(attr.getValue()))
-      moduleAttrs[attr.getName().getValue()] = text.getValue();
-  return llvm::json::Object{{key::kFormat, key::kFormatName},
-                            {key::kVersionKey, key::kVersion},
-                            {key::kLibrary, key::kDefaultLibrary},
-                            {key::kEntry, key::kDefaultEntry},
-                            {key::kSignature, getSignatureHash(contract)},
-                            {key::kRanks, ranks},
-                            {key::kGrid, std::move(grid)},
-                            {key::kModule, std::move(moduleAttrs)},
-                            {key::kArguments, std::move(arguments)},
-                            {key::kResults, std::move(results)},
-                            {key::kUnits, std::move(units)}};
-}
-
-SmallVector<bool> zshard::getInPlaceResults(const StepContract &contract,
-                                            func::FuncOp lowered) {
-  SmallVector<bool> inPlace;
-  unsigned numArguments = contract.getArguments().size();
-  for (const StepResult &result : contract.getResults()) {
-    unsigned outParam = numArguments + result.index;
-    inPlace.push_back(outParam < lowered.getNumArguments() &&
-                      lowered.getArgAttr(outParam, contract::kInPlace));
+  if (DictionaryAttr recorded = abi.getModuleAttrs())
+    for (NamedAttribute attr : recorded)
+      if (auto text = dyn_cast<StringAttr>(attr.getValue()))
+        moduleAttrs[attr.getName().getValue()] = text.getValue();
+  llvm::json::Object manifest{{key::kFormat, key::kFormatName},
+                              {key::kVersionKey, key::kVersion},
+                              {key::kLibrary, key::kDefaultLibrary},
+                              {key::kEntry, key::kDefaultEntry},
+                              {key::kSignature, getSignatureHash(abi)},
+                              {key::kRanks, abi.getRanks()},
+                              {key::kGrid, std::move(grid)},
+                              {key::kModule, std::move(moduleAttrs)},
+                              {key::kArguments, std::move(arguments)},
+                              {key::kResults, std::move(results)},
+                              {key::kUnits, std::move(units)}};
+  // The device the step was compiled for, so that the runtime refuses to
+  // run it on another.
+  if (abi.getTarget() == StepTarget::CUDA) {
+    manifest[key::kTarget] = key::kTargetCuda;
+    if (!abi.getChip().empty())
+      manifest[key::kChip] = abi.getChip();
+  } else {
+    manifest[key::kTarget] = key::kTargetCpu;
   }
-  return inPlace;
+  if (!eval)
+    return manifest;
+  // The eval entry: its signature and the peak of its memory plan.
+  FailureOr<StepABIAttr> evalRecord = getStepABI(eval);
+  if (failed(evalRecord))
+    return failure();
+  IntegerAttr peak = evalRecord->getPeakBytes();
+  if (!peak)
+    return eval.emitError("the eval entry's step ABI record has no "
+                          "peak_bytes (its memory plan's peak)");
+  manifest[key::kEval] =
+      llvm::json::Object{{key::kLibrary, key::kDefaultEvalLibrary},
+                         {key::kEntry, key::kDefaultEvalEntry},
+                         {key::kSignature, getSignatureHash(*evalRecord)},
+                         {key::kPeakBytes, peak.getInt()}};
+  return manifest;
 }
 
-void zshard::recordInPlaceResults(llvm::json::Object &manifest,
-                                  const StepContract &contract,
-                                  ArrayRef<bool> inPlace) {
-  if (llvm::json::Array *results = manifest.getArray(key::kResults))
-    for (auto [result, updatedInPlace] : llvm::zip(*results, inPlace))
-      if (updatedInPlace)
-        (*result.getAsObject())[key::kInPlace] = true;
-  manifest[key::kSignature] = getSignatureHash(contract, inPlace);
-}
-
-void zshard::recordTarget(llvm::json::Object &manifest, StringRef target,
-                          StringRef chip) {
-  manifest[key::kTarget] = target.str();
-  if (!chip.empty())
-    manifest[key::kChip] = chip.str();
+std::string zshard::printManifest(llvm::json::Object manifest) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
+  return text;
 }

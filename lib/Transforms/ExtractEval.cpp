@@ -137,6 +137,13 @@ struct ExtractEvalPass
         &getContext(), step.getArgumentTypes(), {loss.getType()}));
     step.setAllResultAttrs(ArrayRef<DictionaryAttr>{lossAttrs});
     step->setAttr(contract::kEval, UnitAttr::get(&getContext()));
+    // An ABI record of the training step (zshard-record-abi) now describes
+    // the eval entry: the same arguments, the loss alone.
+    if (auto abi = module->getAttrOfType<StepABIAttr>(contract::kABI);
+        abi && abi.getStep() == step.getSymName() &&
+        lossIndex < abi.getResults().size())
+      module->setAttr(contract::kABI,
+                      abi.withResults({abi.getResults()[lossIndex]}));
 
     llvm::DenseSet<Operation *> needed = findNeeded(body, ret);
     // A release of a buffer the loss still needs stays with it.

@@ -295,3 +295,50 @@ func.func @read_last(%m: memref<4xf32> {zshard.name = "w.exp_avg", zshard.param 
   linalg.copy ins(%m : memref<4xf32>) outs(%x : memref<4xf32>)
   return
 }
+
+// -----
+
+// Tests that the step's ABI record (zshard-record-abi) is kept current: the
+// results written into their arguments are recorded in_place, the loss,
+// which is not state, is not.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: module attributes {zshard.abi = #zshard.step_abi<step = "recorded"
+// CHECK-SAME:  results = [#zshard.abi_result<role = "loss", type = tensor<f32>>,
+// CHECK-SAME:  #zshard.abi_result<role = "param_out", name = "w", type = tensor<4xf32>, in_place = true>,
+// CHECK-SAME:  #zshard.abi_result<role = "opt_state_out", name = "w.exp_avg", type = tensor<4xf32>, in_place = true>]
+// CHECK-LABEL: func.func @recorded
+module attributes {zshard.abi = #zshard.step_abi<step = "recorded",
+    arguments = [#zshard.abi_argument<role = "param", name = "w", type = tensor<4xf32>>,
+                 #zshard.abi_argument<role = "opt_state", name = "w.exp_avg", type = tensor<4xf32>, param = "w">,
+                 #zshard.abi_argument<role = "batch", name = "x", type = tensor<4xf32>>],
+    results = [#zshard.abi_result<role = "loss", type = tensor<f32>>,
+               #zshard.abi_result<role = "param_out", name = "w", type = tensor<4xf32>>,
+               #zshard.abi_result<role = "opt_state_out", name = "w.exp_avg", type = tensor<4xf32>>],
+    units = [], ranks = 1>} {
+func.func @recorded(%w: memref<4xf32> {zshard.name = "w", zshard.role = "param"},
+                    %m: memref<4xf32> {zshard.name = "w.exp_avg", zshard.param = "w", zshard.role = "opt_state"},
+                    %g: memref<4xf32> {zshard.name = "x", zshard.role = "batch"},
+                    %loss: memref<f32> {zshard.role = "loss"},
+                    %w_out: memref<4xf32> {zshard.name = "w", zshard.role = "param_out"},
+                    %m_out: memref<4xf32> {zshard.name = "w.exp_avg", zshard.role = "opt_state_out"})
+    attributes {zshard.step} {
+  %l = memref.alloc() : memref<f32>
+  %nw = memref.alloc() : memref<4xf32>
+  %nm = memref.alloc() : memref<4xf32>
+  linalg.generic {indexing_maps = [#id, #id, #id, #id, #id], iterator_types = ["parallel"]}
+      ins(%w, %g, %m : memref<4xf32>, memref<4xf32>, memref<4xf32>)
+      outs(%nw, %nm : memref<4xf32>, memref<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o0: f32, %o1: f32):
+    %s = arith.subf %a, %b : f32
+    %t = arith.addf %c, %b : f32
+    linalg.yield %s, %t : f32, f32
+  }
+  memref.copy %l, %loss : memref<f32> to memref<f32>
+  memref.dealloc %l : memref<f32>
+  memref.copy %nw, %w_out : memref<4xf32> to memref<4xf32>
+  memref.dealloc %nw : memref<4xf32>
+  memref.copy %nm, %m_out : memref<4xf32> to memref<4xf32>
+  memref.dealloc %nm : memref<4xf32>
+  return
+}
+}

@@ -12,6 +12,7 @@
 // RUN:   | FileCheck %s --check-prefix=NOSHARD --implicit-check-not=all_reduce --implicit-check-not=zshard.adamw
 // RUN: zshard-opt %S/Inputs/mlp-step.mlir --zshard-extract-eval | FileCheck %s --check-prefix=PLAIN --implicit-check-not=zshard.adamw
 // RUN: zshard-opt %s -verify-diagnostics --zshard-extract-eval -o /dev/null
+// RUN: zshard-opt %S/Inputs/mlp-step.mlir --zshard-record-abi --zshard-extract-eval | FileCheck %s --check-prefix=RECORD
 
 // Tests that the eval step of a full_shard step keeps every argument and
 // returns the loss alone, marked zshard.eval; that it keeps the forward's
@@ -68,6 +69,11 @@
 // PLAIN-COUNT-3: linalg.matmul
 // PLAIN-NOT: linalg.matmul
 // PLAIN:   return %{{.*}} : tensor<f32>
+
+// Tests that the step's ABI record, when there is one, now describes the
+// eval entry: every argument still, the loss alone as its result.
+// RECORD:      zshard.abi = #zshard.step_abi<step = "train_step", arguments = [#zshard.abi_argument<role = "param"
+// RECORD-SAME: results = [#zshard.abi_result<role = "loss", type = tensor<f32>>], units = []
 
 // Tests that a step without a loss result is refused: it has nothing to
 // evaluate.

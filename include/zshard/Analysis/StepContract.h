@@ -52,6 +52,9 @@ inline constexpr llvm::StringLiteral kModuleClasses = "zshard.module_classes";
 /// Marks a step as the forward-only eval entry zshard-extract-eval derived
 /// from a training step: its only result is the loss, and it updates nothing.
 inline constexpr llvm::StringLiteral kEval = "zshard.eval";
+/// On the module: the step's ABI record (#zshard.step_abi, written by
+/// zshard-record-abi), which the artifact's manifest is written from.
+inline constexpr llvm::StringLiteral kABI = "zshard.abi";
 } // namespace contract
 
 /// Roles of arguments and results (zshard/abi/Roles.h, the one definition

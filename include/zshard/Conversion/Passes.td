@@ -184,7 +184,10 @@ def UpdateInPlace : Pass<"zshard-update-in-place", "::mlir::ModuleOp"> {
     writing the optimizer state), because each element is then read and
     written by one iteration only.
 
-    The manifest marks such results `"in_place": true`; the runtime passes
+    When the module holds the step's ABI record (`zshard.abi`, written by
+    `zshard-record-abi`), the pass sets `in_place = true` on those results
+    there, and the manifest, written from the record, marks them
+    `"in_place": true`; the runtime passes
     the argument's buffer for the out-parameter and allocates none, and the
     memory plan counts the state once. An offloaded argument
     (`zshard.placement = "host"`) that cannot be updated in place gets a

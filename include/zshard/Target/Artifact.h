@@ -8,7 +8,8 @@
 /// Writes the artifact `zshard-run` loads: a directory holding `step.so`
 /// (the compiled step behind `zshard_step(void **buffers)`) and
 /// `manifest.json` (arguments and results with roles, names, dtypes, shapes
-/// and init specs). docs/runtime.md is the format's contract.
+/// and init specs), written from the lowered step's ABI record
+/// (`#zshard.step_abi`). docs/runtime.md is the format's contract.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -36,35 +37,28 @@ namespace zshard {
 /// or "" when the type has none.
 std::string getDTypeName(Type elementType);
 
-/// The canonical signature string of a step: for each argument
-/// `role:name:dtype:dims;`, then `->`, then each result likewise, its role
-/// followed by `(in_place)` where `inPlace` (indexed by result) is true.
-std::string getCanonicalSignature(const StepContract &contract,
-                                  ArrayRef<bool> inPlace = {});
+/// The canonical signature string of a step's ABI record: for each
+/// argument `role:name:dtype:dims;`, then `->`, then each result likewise,
+/// its role followed by `(in_place)` where the record marks it in place.
+std::string getCanonicalSignature(StepABIAttr abi);
 
 /// FNV-1a 64 of the canonical signature, as 16 lowercase hex digits.
-std::string getSignatureHash(const StepContract &contract,
-                             ArrayRef<bool> inPlace = {});
+std::string getSignatureHash(StepABIAttr abi);
 
-/// Which results of `contract` the bufferized step `lowered` updates in
-/// place (their out-parameters, after the arguments, are marked
-/// zshard.in_place by zshard-update-in-place).
-SmallVector<bool> getInPlaceResults(const StepContract &contract,
-                                    func::FuncOp lowered);
+/// The step ABI record of `module` (`zshard.abi`, written by
+/// zshard-record-abi); fails with one line on the module when it has none.
+FailureOr<StepABIAttr> getStepABI(ModuleOp module);
 
-/// Marks the in-place results of `manifest` ("in_place": true) and writes
-/// the signature that covers them.
-void recordInPlaceResults(llvm::json::Object &manifest,
-                          const StepContract &contract, ArrayRef<bool> inPlace);
+/// The manifest of a compiled step, written from the lowered module alone:
+/// its step ABI record (arguments, results, units, grid, module facts,
+/// target). With `eval`, the lowered eval entry, the manifest names it with
+/// its signature and the peak of its memory plan (its record's
+/// `peak_bytes`). Fails with one line when a record is missing.
+FailureOr<llvm::json::Object> buildManifest(ModuleOp module,
+                                            ModuleOp eval = {});
 
-/// The manifest of a step whose contract has been read (before lowering).
-llvm::json::Object buildManifest(const StepContract &contract, ModuleOp module);
-
-/// Records the device the step was compiled for: "target" ("cpu" or
-/// "cuda") and, for CUDA, the "chip" of its kernels (e.g. "sm_90"), so that
-/// the runtime refuses to run it on another device.
-void recordTarget(llvm::json::Object &manifest, StringRef target,
-                  StringRef chip = "");
+/// The text of `manifest.json`: `manifest` indented by two, and a newline.
+std::string printManifest(llvm::json::Object manifest);
 
 struct SharedObjectOptions {
   /// LLVM optimisation level, 0 to 3.

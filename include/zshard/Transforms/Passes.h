@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "zshard/Analysis/Microbatches.h"
+#include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
 #include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
 #include "zshard/Transforms/ScheduleOptions.h"
 

@@ -506,6 +506,53 @@ def FuseElementwise : Pass<"zshard-fuse-elementwise", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def RecordABI : Pass<"zshard-record-abi", "::mlir::ModuleOp"> {
+  let summary = "Record the step's ABI on the module, for the manifest";
+  let description = [{
+    Reads the step contract (`StepContract`), the units (`zshard.unit`) and
+    the device grid (`shard.grid`) and writes what the artifact's manifest
+    says about them as one typed attribute on the module,
+    `zshard.abi = #zshard.step_abi<...>`: the arguments with their roles,
+    names, types, init specs, units, slots, placement and recorded values;
+    the results; each unit's layout with its members' init specs and its
+    optimizer-state slots; the grid and the number of ranks; the module's
+    string attributes; and the target and chip given as options.
+
+    It runs first in the `plan` phase, while the contract and the units are
+    still in the IR (lowering erases them); the passes that change an ABI
+    fact afterwards keep the record current (`zshard-update-in-place` marks
+    the results it updates in place), and the manifest is written from the
+    lowered module's record alone (lib/Target/Manifest.cpp). Running it
+    again replaces the record.
+
+    Before:
+    ```mlir
+    func.func @step(%w: tensor<8xf32> {zshard.role = "param", zshard.name = "fc.w",
+                                       zshard.init = "zeros"}, ...)
+        -> (tensor<f32> {zshard.role = "loss"}, ...) attributes {zshard.step}
+    ```
+    After:
+    ```mlir
+    module attributes {zshard.abi = #zshard.step_abi<step = "step",
+        arguments = [#zshard.abi_argument<role = "param", name = "fc.w",
+                     type = tensor<8xf32>, init = "zeros">, ...],
+        results = [#zshard.abi_result<role = "loss", type = tensor<f32>>, ...],
+        units = [], ranks = 1>} {...}
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "::mlir::zshard::StepTarget",
+           /*default=*/"::mlir::zshard::StepTarget::CPU",
+           "The device the step is compiled for",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::zshard::StepTarget::CPU, "cpu", "the host CPU"),
+             clEnumValN(::mlir::zshard::StepTarget::CUDA, "cuda",
+                        "an NVIDIA GPU"))}]>,
+    Option<"chip", "chip", "std::string", /*default=*/"",
+           "A CUDA step's SM architecture (e.g. sm_90)">
+  ];
+}
+
 def ExtractEval : Pass<"zshard-extract-eval", "::mlir::ModuleOp"> {
   let summary = "Rewrite a training step into its forward-only eval step";
   let description = [{
@@ -525,7 +572,9 @@ def ExtractEval : Pass<"zshard-extract-eval", "::mlir::ModuleOp"> {
 
     The arguments stay as they are, used or not, so that the runtime calls
     the eval entry with the training step's argument buffers followed by
-    one buffer for the loss.
+    one buffer for the loss. A step ABI record on the module (`zshard.abi`,
+    from `zshard-record-abi`) is kept current: its results become the loss
+    alone.
 
     Before:
     ```mlir

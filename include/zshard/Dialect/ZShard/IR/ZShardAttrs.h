@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectImplementation.h"
 
 #include "zshard/Dialect/ZShard/IR/ZShardEnums.h.inc"

@@ -55,6 +55,27 @@ def ZShard_CollectiveKind : I32EnumAttr<"CollectiveKind", "kind of collective", 
   let genSpecializedAttr = 0;
 }
 
+// Where the runtime keeps a step argument (zshard-offload places optimizer
+// state on the host).
+def ZShard_ArgPlacement : I32EnumAttr<"ArgPlacement",
+    "where the runtime keeps a step argument", [
+  I32EnumAttrCase<"Device", 0, "device">,
+  I32EnumAttrCase<"Host", 1, "host">
+]> {
+  let cppNamespace = "::mlir::zshard";
+  let genSpecializedAttr = 0;
+}
+
+// The device a step is compiled for.
+def ZShard_StepTarget : I32EnumAttr<"StepTarget",
+    "the device a step is compiled for", [
+  I32EnumAttrCase<"CPU", 0, "cpu">,
+  I32EnumAttrCase<"CUDA", 1, "cuda">
+]> {
+  let cppNamespace = "::mlir::zshard";
+  let genSpecializedAttr = 0;
+}
+
 //===----------------------------------------------------------------------===//
 // Unit member
 //===----------------------------------------------------------------------===//
@@ -82,6 +103,190 @@ def ZShard_MemberAttr : AttrDef<ZShard_Dialect, "Member"> {
   let extraClassDeclaration = [{
     /// Number of elements of the member; 0 for a shape with a zero extent.
     int64_t getNumElements() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Step ABI: what the artifact's manifest says about the step
+//===----------------------------------------------------------------------===//
+
+class ZShard_DefaultEnumParameter<EnumAttrInfo info, string value>
+    : EnumParameter<info> {
+  let defaultValue = value;
+}
+
+def ZShard_ABIArgumentAttr : AttrDef<ZShard_Dialect, "ABIArgument"> {
+  let mnemonic = "abi_argument";
+  let summary = "One argument of a compiled step, as its runtime holds it";
+  let description = [{
+    An argument of the step, in argument order, as the artifact's manifest
+    describes it (docs/runtime.md): its contract role (the names of
+    `zshard/abi/Roles.h`), stable name, tensor type and init spec; for
+    optimizer state its parameter; for shards the unit and optimizer-state
+    slot; where the runtime keeps it; for a buffer whether checkpoints hold
+    it; for a hyper its recorded value (`zshard.default`). Written by
+    `zshard-record-abi` from the step contract before lowering.
+
+    ```mlir
+    #zshard.abi_argument<role = "param_shard", name = "h.0", type = tensor<2112xf32>, unit = "h.0">
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"contract role">:$role,
+    StringRefParameter<"stable dotted name">:$name,
+    "::mlir::RankedTensorType":$type,
+    StringRefParameter<"init spec (zshard/abi/InitSpec.h)", [{""}]>:$init,
+    StringRefParameter<"the parameter of optimizer state", [{""}]>:$param,
+    StringRefParameter<"the unit of a shard", [{""}]>:$unit,
+    StringRefParameter<"the optimizer-state slot of a shard", [{""}]>:$slot,
+    ZShard_DefaultEnumParameter<ZShard_ArgPlacement,
+        "::mlir::zshard::ArgPlacement::Device">:$placement,
+    OptionalParameter<"::mlir::BoolAttr",
+        "a buffer's: whether checkpoints hold it">:$persistent,
+    OptionalParameter<"::mlir::FloatAttr",
+        "a hyper's recorded value">:$recorded
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def ZShard_ABIResultAttr : AttrDef<ZShard_Dialect, "ABIResult"> {
+  let mnemonic = "abi_result";
+  let summary = "One result of a compiled step, as its runtime receives it";
+  let description = [{
+    A result of the step, in result order: its contract role, name (empty
+    for the loss), tensor type, the unit and slot of the shard it updates,
+    and whether the step writes it into its argument's buffer (`in_place`,
+    set by `zshard-update-in-place`).
+
+    ```mlir
+    #zshard.abi_result<role = "param_shard_out", name = "h.0", type = tensor<2112xf32>, unit = "h.0", in_place = true>
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"contract role">:$role,
+    StringRefParameter<"stable dotted name", [{""}]>:$name,
+    "::mlir::RankedTensorType":$type,
+    StringRefParameter<"the unit of an updated shard", [{""}]>:$unit,
+    StringRefParameter<"the optimizer-state slot of an updated shard",
+        [{""}]>:$slot,
+    OptionalParameter<"::mlir::BoolAttr",
+        "written into its argument's buffer">:$in_place
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Whether the step writes this result into its argument's buffer.
+    bool isInPlace() const { return getInPlace() && getInPlace().getValue(); }
+  }];
+}
+
+def ZShard_ABISlotAttr : AttrDef<ZShard_Dialect, "ABISlot"> {
+  let mnemonic = "abi_slot";
+  let summary = "One optimizer-state slot of a unit";
+  let description = [{
+    An optimizer-state slot of a unit (`m`, `v`, `master`): the element type
+    of its shard and the init spec of each member of the unit, in member
+    order.
+
+    ```mlir
+    #zshard.abi_slot<slot = "m", type = f32, inits = ["zeros", "zeros"]>
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"slot name">:$slot,
+    "::mlir::Type":$type,
+    "::mlir::ArrayAttr":$inits
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def ZShard_ABIUnitAttr : AttrDef<ZShard_Dialect, "ABIUnit"> {
+  let mnemonic = "abi_unit";
+  let summary = "A unit's layout, as the runtime builds and saves its shards";
+  let description = [{
+    What the runtime needs of a `zshard.unit` once lowering has erased it:
+    strategy, grid axes, padded and per-rank shard size (-1 when not
+    static), element types, members (`#zshard.member`) with the init spec
+    of each ("" when it has none), and the optimizer-state slots.
+
+    ```mlir
+    #zshard.abi_unit<name = "h.0", strategy = full_shard, shard_axes = [0], padded = 8448, shard_size = 2112, param_type = f32, reduce_type = f32, members = [#zshard.member<"h.0.w" : 8448 at 0>], inits = ["normal(0, 0.02)"], slots = []>
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"unit name">:$name,
+    EnumParameter<ZShard_Strategy>:$strategy,
+    "::mlir::DenseI64ArrayAttr":$shard_axes,
+    OptionalParameter<"::mlir::DenseI64ArrayAttr">:$replicate_axes,
+    "int64_t":$padded,
+    "int64_t":$shard_size,
+    "::mlir::Type":$param_type,
+    "::mlir::Type":$reduce_type,
+    OptionalParameter<"::mlir::Type">:$buffer_type,
+    "::mlir::ArrayAttr":$members,
+    "::mlir::ArrayAttr":$inits,
+    "::mlir::ArrayAttr":$slots
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def ZShard_StepABIAttr : AttrDef<ZShard_Dialect, "StepABI"> {
+  let mnemonic = "step_abi";
+  let summary = "The ABI of a compiled step: what its artifact's manifest says";
+  let description = [{
+    The record of a step's ABI that the artifact's manifest is written from
+    (docs/runtime.md, "Artifacts"), kept on the module as `zshard.abi` so
+    that it survives lowering: the step function, its arguments
+    (`#zshard.abi_argument`) and results (`#zshard.abi_result`), its units
+    (`#zshard.abi_unit`), the device grid (name and shape, -1 for a dynamic
+    size) and the number of ranks, the module's string attributes, the
+    target and, for CUDA, the chip. `peak_bytes` is set on an eval entry
+    by its memory plan.
+
+    `zshard-record-abi` writes it from the step contract before lowering;
+    the passes that change a fact keep it current (`zshard-update-in-place`
+    marks results in place, `zshard-extract-eval` keeps the loss alone);
+    the manifest is written from it after lowering.
+
+    ```mlir
+    module attributes {zshard.abi = #zshard.step_abi<step = "train_step",
+        arguments = [...], results = [...], units = [], ranks = 1>} {...}
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"the step function">:$step,
+    "::mlir::ArrayAttr":$arguments,
+    "::mlir::ArrayAttr":$results,
+    "::mlir::ArrayAttr":$units,
+    StringRefParameter<"the device grid", [{""}]>:$grid,
+    OptionalParameter<"::mlir::DenseI64ArrayAttr">:$grid_shape,
+    "int64_t":$ranks,
+    OptionalParameter<"::mlir::DictionaryAttr">:$module_attrs,
+    ZShard_DefaultEnumParameter<ZShard_StepTarget,
+        "::mlir::zshard::StepTarget::CPU">:$target,
+    StringRefParameter<"a CUDA step's chip", [{""}]>:$chip,
+    OptionalParameter<"::mlir::IntegerAttr">:$peak_bytes
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The arguments, results and units as their attributes.
+    auto getArgumentRecords() const {
+      return getArguments().getAsRange<ABIArgumentAttr>();
+    }
+    auto getResultRecords() const {
+      return getResults().getAsRange<ABIResultAttr>();
+    }
+    auto getUnitRecords() const {
+      return getUnits().getAsRange<ABIUnitAttr>();
+    }
+    /// This record with `results` in place of its results.
+    StepABIAttr withResults(ArrayRef<Attribute> results) const;
+    /// This record with `peak_bytes` set.
+    StepABIAttr withPeakBytes(int64_t bytes) const;
   }];
 }
 
