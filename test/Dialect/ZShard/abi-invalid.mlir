@@ -75,3 +75,18 @@ module attributes {zshard.abi = #zshard.step_abi<step = "s", arguments = [], res
 
 // expected-error @+1 {{step_abi has a chip ('sm_90') but its target is not cuda}}
 module attributes {zshard.abi = #zshard.step_abi<step = "s", arguments = [], results = [], units = [], ranks = 1, chip = "sm_90">} {}
+
+// -----
+
+// expected-error @+1 {{abi_argument 'w' has an invalid init spec 'normal(0)': expected ',' at offset 8}}
+module attributes {zshard.abi = #zshard.abi_argument<role = "param", name = "w", type = tensor<4xf32>, init = "normal(0)">} {}
+
+// -----
+
+// expected-error @+1 {{abi_slot init #0 has an invalid init spec '': }}
+module attributes {zshard.abi = #zshard.abi_slot<slot = "m", type = f32, inits = [""]>} {}
+
+// -----
+
+// expected-error @+1 {{abi_unit init #1 has an invalid init spec 'random': }}
+module attributes {zshard.abi = #zshard.abi_unit<name = "u", strategy = full_shard, shard_axes = [0], padded = 8, shard_size = 4, param_type = f32, reduce_type = f32, members = [#zshard.member<"u.w" : 4 at 0>, #zshard.member<"u.b" : 4 at 4>], inits = ["", "random"], slots = []>} {}

@@ -9,6 +9,7 @@
 #include "mlir/IR/Builders.h"
 #include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
 #include "zshard/Dialect/ZShard/IR/ZShardPrinting.h"
+#include "zshard/abi/InitSpec.h"
 #include "zshard/abi/Roles.h"
 #include "zshard/abi/UnitLayout.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -65,12 +66,35 @@ static LogicalResult checkElements(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-static LogicalResult checkStrings(function_ref<InFlightDiagnostic()> emitError,
-                                  ArrayAttr array, StringRef what) {
-  for (auto [i, element] : llvm::enumerate(array))
-    if (!isa<StringAttr>(element))
+/// Fails unless `spec` is an init spec (zshard/abi/InitSpec.h), or empty
+/// where `allowEmpty`.
+static LogicalResult checkInit(function_ref<InFlightDiagnostic()> emitError,
+                               StringRef spec, const Twine &what,
+                               bool allowEmpty) {
+  if (spec.empty() && allowEmpty)
+    return success();
+  std::string why;
+  if (!::zshard_abi::InitSpec::parse(std::string_view(spec.data(), spec.size()),
+                                     &why))
+    return emitError() << what << " has an invalid init spec '" << spec
+                       << "': " << why;
+  return success();
+}
+
+/// Fails unless every element of `array` is an init spec (or "", meaning
+/// none, where `allowEmpty`).
+static LogicalResult checkInits(function_ref<InFlightDiagnostic()> emitError,
+                                ArrayAttr array, StringRef what,
+                                bool allowEmpty) {
+  for (auto [i, element] : llvm::enumerate(array)) {
+    auto spec = dyn_cast<StringAttr>(element);
+    if (!spec)
       return emitError() << what << " #" << i << " is " << element
                          << ", not a string";
+    if (failed(checkInit(emitError, spec.getValue(), what + " #" + Twine(i),
+                         allowEmpty)))
+      return failure();
+  }
   return success();
 }
 
@@ -85,7 +109,8 @@ ABIArgumentAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (name.empty())
     return emitError() << "abi_argument (" << role
                        << ") needs a non-empty name";
-  return success();
+  return checkInit(emitError, init, "abi_argument '" + name + "'",
+                   /*allowEmpty=*/true);
 }
 
 LogicalResult
@@ -102,7 +127,7 @@ LogicalResult ABISlotAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   StringRef slot, Type type, ArrayAttr inits) {
   if (slot.empty())
     return emitError() << "abi_slot needs a non-empty slot name";
-  return checkStrings(emitError, inits, "abi_slot init");
+  return checkInits(emitError, inits, "abi_slot init", /*allowEmpty=*/false);
 }
 
 LogicalResult ABIUnitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -117,7 +142,8 @@ LogicalResult ABIUnitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "abi_unit needs a non-empty name";
   if (failed(
           checkElements<MemberAttr>(emitError, members, "abi_unit member")) ||
-      failed(checkStrings(emitError, inits, "abi_unit init")) ||
+      failed(
+          checkInits(emitError, inits, "abi_unit init", /*allowEmpty=*/true)) ||
       failed(checkElements<ABISlotAttr>(emitError, slots, "abi_unit slot")))
     return failure();
   if (inits.size() != members.size())
