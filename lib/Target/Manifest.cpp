@@ -9,6 +9,8 @@
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 #include "zshard/abi/Fnv1a.h"
 #include "zshard/abi/ManifestSchema.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -145,9 +147,29 @@ static llvm::json::Array shapeOf(RankedTensorType type) {
   return toArray(type.getShape());
 }
 
+/// The ABI record of a lowered step, checked against the step it names: an
+/// llvm.func taking one buffer per argument and result.
+static FailureOr<StepABIAttr> getLoweredStepABI(ModuleOp module) {
+  FailureOr<StepABIAttr> abi = getStepABI(module);
+  if (failed(abi))
+    return failure();
+  auto step = module.lookupSymbol<LLVM::LLVMFuncOp>(abi->getStep());
+  if (!step)
+    return module.emitError("the module has no llvm.func @")
+           << abi->getStep()
+           << ", the step its ABI record names (write the manifest of a "
+              "lowered step)";
+  size_t numBuffers = abi->getArguments().size() + abi->getResults().size();
+  if (step.getNumArguments() != numBuffers)
+    return step.emitError("the step takes ")
+           << step.getNumArguments() << " buffers but its ABI record has "
+           << numBuffers << " arguments and results";
+  return abi;
+}
+
 FailureOr<llvm::json::Object> zshard::buildManifest(ModuleOp module,
                                                     ModuleOp eval) {
-  FailureOr<StepABIAttr> record = getStepABI(module);
+  FailureOr<StepABIAttr> record = getLoweredStepABI(module);
   if (failed(record))
     return failure();
   StepABIAttr abi = *record;
@@ -232,7 +254,7 @@ FailureOr<llvm::json::Object> zshard::buildManifest(ModuleOp module,
   if (!eval)
     return manifest;
   // The eval entry: its signature and the peak of its memory plan.
-  FailureOr<StepABIAttr> evalRecord = getStepABI(eval);
+  FailureOr<StepABIAttr> evalRecord = getLoweredStepABI(eval);
   if (failed(evalRecord))
     return failure();
   IntegerAttr peak = evalRecord->getPeakBytes();
