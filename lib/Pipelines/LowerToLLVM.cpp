@@ -36,6 +36,8 @@ void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
                                         const BufferizeOptions &options) {
   // Sharding and offloading have placed every update: AdamW becomes linalg.
   pm.addPass(zshard::createLowerAdamW());
+  // A batch mean left after sharding is over one slice: its input.
+  pm.addPass(zshard::createLowerBatchMeans());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Collectives over one rank have folded away above; the rest call the

@@ -21,6 +21,7 @@
 #include "zshard/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -72,6 +73,74 @@ Value addInto(OpBuilder &builder, Location loc, Value acc, Value next,
         linalg::YieldOp::create(b, l, sum);
       });
   return generic.getResult(0);
+}
+
+/// For each zshard.batch_mean among `ordered` (the ops copied per
+/// microbatch): copies of what its input is made of, one per microbatch
+/// (`sliceBatches` maps the batch arguments to microbatch i's rows), their
+/// mean, and a batch_mean of that, all at the builder's point before the
+/// first microbatch; `means` maps the op's result to the new one.
+template <typename SliceFn, typename TagFn>
+LogicalResult
+meanOverMicrobatches(OpBuilder &builder, ArrayRef<Operation *> ordered,
+                     ArrayRef<const StepArgument *> batches, int64_t count,
+                     SliceFn sliceBatches, TagFn tag, IRMapping &means) {
+  Block *block = ordered.front()->getBlock();
+  for (Operation *op : ordered) {
+    auto mean = dyn_cast<BatchMeanOp>(op);
+    if (!mean)
+      continue;
+    // What the input is made of, in block order.
+    llvm::SmallPtrSet<Operation *, 16> slice;
+    SmallVector<Value> worklist{mean.getInput()};
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      if (auto arg = dyn_cast<BlockArgument>(value)) {
+        if (arg.getOwner() != block)
+          continue;
+        if (llvm::none_of(batches, [&](const StepArgument *batch) {
+              return batch->index == arg.getArgNumber();
+            }))
+          return emitError(getReportLoc(mean))
+                 << "zshard-accumulate: this zshard.batch_mean reads "
+                    "argument #"
+                 << arg.getArgNumber()
+                 << ", which is not a batch argument; a batch mean's input "
+                    "must be made of the batch and constants only";
+        continue;
+      }
+      Operation *def = value.getDefiningOp();
+      if (def->getBlock() != block || !slice.insert(def).second)
+        continue;
+      if (isa<BatchMeanOp>(def))
+        return emitError(getReportLoc(mean))
+               << "zshard-accumulate: the input of this zshard.batch_mean "
+                  "reads another batch mean";
+      llvm::append_range(worklist, readsOf(def));
+    }
+    SmallVector<Operation *> inOrder;
+    for (Operation &candidate : *block)
+      if (slice.contains(&candidate))
+        inOrder.push_back(&candidate);
+    Value total;
+    for (int64_t i = 0; i < count; ++i) {
+      IRMapping mapping;
+      sliceBatches(mapping, i);
+      for (Operation *def : inOrder)
+        tag(builder.clone(*def, mapping), i);
+      Value value = mapping.lookupOrDefault(mean.getInput());
+      if (i == 0) {
+        total = value;
+        continue;
+      }
+      total = addInto(builder, mean.getLoc(), total, value,
+                      i + 1 == count ? std::optional<double>(1.0 / count)
+                                     : std::nullopt);
+    }
+    auto combined = BatchMeanOp::create(builder, mean.getLoc(), total);
+    means.map(mean.getResult(), combined.getResult());
+  }
+  return success();
 }
 
 } // namespace
@@ -199,9 +268,8 @@ void AccumulatePass::runOnOperation() {
     op->setAttr(contract::kMicrobatch,
                 IntegerAttr::get(IntegerType::get(ctx, 64), i));
   };
-  llvm::DenseMap<Value, Value> sums;
-  for (int64_t i = 0; i < count; ++i) {
-    IRMapping mapping;
+  // Microbatch i's rows of every batch argument, as `mapping`'s values.
+  auto sliceBatches = [&](IRMapping &mapping, int64_t i) {
     for (const StepArgument *batch : batches) {
       ArrayRef<int64_t> rows = batch->type.getShape();
       SmallVector<OpFoldResult> offsets(rows.size(), builder.getIndexAttr(0));
@@ -216,8 +284,24 @@ void AccumulatePass::runOnOperation() {
       tag(slice, i);
       mapping.map(arg, slice.getResult());
     }
+  };
+  // Batch means are over every microbatch: each one's input is computed
+  // for all microbatches before the first runs, and the copies read the
+  // mean of those.
+  IRMapping means;
+  if (failed(meanOverMicrobatches(builder, ordered, batches, count,
+                                  sliceBatches, tag, means)))
+    return signalPassFailure();
+  llvm::DenseMap<Value, Value> sums;
+  for (int64_t i = 0; i < count; ++i) {
+    IRMapping mapping;
+    sliceBatches(mapping, i);
+    for (auto [from, to] : means.getValueMap())
+      mapping.map(from, to);
     bool last = i + 1 == count;
     for (Operation *op : ordered) {
+      if (isa<BatchMeanOp>(op))
+        continue;
       Operation *copy = builder.clone(*op, mapping);
       tag(copy, i);
       numCloned += i > 0;
@@ -241,6 +325,10 @@ void AccumulatePass::runOnOperation() {
     root.replaceUsesWithIf(sums[root], isOutside);
   for (Operation *op : llvm::reverse(ordered))
     op->erase();
+  // Copies only a batch mean's input read (its own count, say) are dead.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+    if (op.hasAttr(contract::kMicrobatch) && isOpTriviallyDead(&op))
+      op.erase();
 
   step.setFunctionType(
       FunctionType::get(ctx, block.getArgumentTypes(), step.getResultTypes()));

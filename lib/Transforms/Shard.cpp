@@ -59,6 +59,8 @@ struct ShardPass : public mlir::zshard::impl::ShardBase<ShardPass> {
   LogicalResult replicateUnit(UnitPlan &plan);
   /// Rounds each buffer to its unit's buffer type before its first use.
   void roundBuffers(ModuleOp module);
+  /// Each zshard.batch_mean becomes an all_reduce avg over the whole grid.
+  LogicalResult reduceBatchMeans(ArrayRef<UnitPlan> plans);
 
   // Per-run state.
   func::FuncOp step;
@@ -414,6 +416,42 @@ void ShardPass::roundBuffers(ModuleOp module) {
   }
 }
 
+LogicalResult ShardPass::reduceBatchMeans(ArrayRef<UnitPlan> plans) {
+  SmallVector<BatchMeanOp> means;
+  step.walk([&](BatchMeanOp op) { means.push_back(op); });
+  if (means.empty())
+    return success();
+  // Every rank of the grid holds a slice of the batch: the mean is over
+  // all of its axes.
+  UnitOp first = plans.front().unit;
+  SmallVector<int64_t> axes(first.getShardAxes());
+  llvm::append_range(axes, first.getReplicateAxes());
+  llvm::sort(axes);
+  for (const UnitPlan &plan : plans) {
+    UnitOp unit = plan.unit;
+    SmallVector<int64_t> other(unit.getShardAxes());
+    llvm::append_range(other, unit.getReplicateAxes());
+    llvm::sort(other);
+    if (unit.getGrid() != first.getGrid() || other != axes)
+      return unit.emitOpError()
+             << "spans other grid axes than unit '" << first.getSymName()
+             << "'; zshard-shard needs one data-parallel group for the "
+                "batch means";
+  }
+  for (BatchMeanOp mean : means) {
+    OpBuilder builder(mean);
+    Value reduced = AllReduceOp::create(
+        builder, mean.getLoc(), mean.getType(),
+        ReduceKindAttr::get(&getContext(), ReduceKind::Avg), mean.getInput(),
+        first.getGridAttr(), builder.getDenseI64ArrayAttr(axes),
+        FlatSymbolRefAttr());
+    mean.getResult().replaceAllUsesWith(reduced);
+    mean.erase();
+    ++numReductions;
+  }
+  return success();
+}
+
 void ShardPass::runOnOperation() {
   ModuleOp module = getOperation();
   StepContract stepContract(module);
@@ -454,6 +492,8 @@ void ShardPass::runOnOperation() {
   }
 
   roundBuffers(module);
+  if (failed(reduceBatchMeans(plans)))
+    return signalPassFailure();
   for (UnitPlan &plan : plans) {
     Strategy strategy = plan.unit.getStrategy();
     if (strategy == Strategy::NoShard) {

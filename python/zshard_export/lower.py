@@ -1165,4 +1165,4 @@ def _select_scatter(L, a, b, dim, index):
 
 
 # Lowerings kept in their own modules; they register into OPS on import.
-from . import lower_attention, lower_pad  # noqa: E402,F401
+from . import lower_attention, lower_batch_mean, lower_pad  # noqa: E402,F401

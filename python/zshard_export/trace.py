@@ -22,6 +22,7 @@ import torch.fx.traceback as fx_traceback
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from .attention import CausalAttentionMode
+from .batch_mean import BatchMeanLossMode
 from .dropout import DropoutGuard
 from .errors import ExportError, exc_frame, one_line
 
@@ -91,7 +92,7 @@ def trace_joint(model, params, batch, loss_fn, buffers=None):
         p.update({("m." + n): t for n, t in zip(buffers, flat_buffers)})
         b = dict(zip(batch.keys(), flat_batch))
         set_path("")
-        with DropoutGuard(running), CausalAttentionMode():
+        with DropoutGuard(running), CausalAttentionMode(), BatchMeanLossMode():
             out = torch.func.functional_call(step_module, p, (b,), tie_weights=True,
                                              strict=False)
         loss = _pick_loss(out)

@@ -191,3 +191,87 @@ func.func @train_step(
     attributes {zshard.step} {
   return %lr : tensor<f32> loc("")
 }
+
+// -----
+
+// A batch mean is made for every microbatch before the first runs, so its
+// input may read only the batch (here it reads the parameter).
+func.func @train_step(
+    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
+    %m: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = "zeros"},
+    %v: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = "zeros"},
+    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = "loss"},
+        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    attributes {zshard.step} {
+  %c0 = arith.constant 0.0 : f32 loc("")
+  %le = tensor.empty() : tensor<f32> loc("")
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %dot = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+    ins(%w, %x : tensor<4xf32>, tensor<4xf32>) outs(%lz : tensor<f32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %p = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    } -> tensor<f32> loc("fc")
+  %loss = zshard.batch_mean %dot : tensor<f32>  // expected-error {{zshard-accumulate: this zshard.batch_mean reads argument #0, which is not a batch argument; a batch mean's input must be made of the batch and constants only}}
+  %ge = tensor.empty() : tensor<4xf32> loc("fc")
+  %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%x : tensor<4xf32>) outs(%ge : tensor<4xf32>) {
+    ^bb0(%a: f32, %out: f32):
+      linalg.yield %a : f32
+    } -> tensor<4xf32> loc("fc")
+  %w2, %m2, %v2 = zshard.adamw textbook %w, %g, %m, %v lr %lr step %t
+      betas(0.9, 0.95) eps(1.0e-08) weight_decay(0.1)
+      : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> loc("fc")
+  return %loss, %w2, %m2, %v2 : tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> loc("")
+}
+
+// -----
+
+// A batch mean of a batch mean has no per-microbatch input.
+func.func @train_step(
+    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
+    %m: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = "zeros"},
+    %v: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = "zeros"},
+    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = "loss"},
+        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    attributes {zshard.step} {
+  %c0 = arith.constant 0.0 : f32 loc("")
+  %le = tensor.empty() : tensor<f32> loc("")
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %count = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+    ins(%x : tensor<4xf32>) outs(%lz : tensor<f32>) {
+    ^bb0(%b: f32, %acc: f32):
+      %s = arith.addf %acc, %b : f32
+      linalg.yield %s : f32
+    } -> tensor<f32> loc("")
+  %n = zshard.batch_mean %count : tensor<f32> loc("")
+  %nn = zshard.batch_mean %n : tensor<f32>  // expected-error {{zshard-accumulate: the input of this zshard.batch_mean reads another batch mean}}
+  %loss = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+    ins(%w, %x : tensor<4xf32>, tensor<4xf32>) outs(%nn : tensor<f32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %p = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    } -> tensor<f32> loc("fc")
+  %ge = tensor.empty() : tensor<4xf32> loc("fc")
+  %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%x : tensor<4xf32>) outs(%ge : tensor<4xf32>) {
+    ^bb0(%a: f32, %out: f32):
+      linalg.yield %a : f32
+    } -> tensor<4xf32> loc("fc")
+  %w2, %m2, %v2 = zshard.adamw textbook %w, %g, %m, %v lr %lr step %t
+      betas(0.9, 0.95) eps(1.0e-08) weight_decay(0.1)
+      : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> loc("fc")
+  return %loss, %w2, %m2, %v2 : tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> loc("")
+}

@@ -16,9 +16,16 @@ float32 runs, zshard's (consolidated with --save-full) and torch's, are
 judged against torch's training of a float64 copy with the float32 budget
 (float64_torch.py, docs/testing.md).
 
+With --uneven-labels, row g of the global batch (of `rows`) has its first
+floor(g * (seq - 3) / (rows - 1)) counted labels set to -100 as well, so the ranks (and the
+microbatches of --microbatches K) count different numbers of labels; the
+losses must still be torch's mean over the global batch's counted labels
+(zshard.batch_mean, docs/zshard-export.md "Losses over the global batch").
+
 usage: hf_models.py --family llama|mistral|qwen2|gpt2 --attn eager|sdpa --work DIR
                     [--bin BUILD/bin] [--ranks 4] [--strategy full_shard] [--steps 10]
-                    [--tied 0|1] [--window W] [--mask] [--opt -O1] [--mpiexec 'mpiexec -n 4']
+                    [--tied 0|1] [--window W] [--mask] [--uneven-labels] [--microbatches K]
+                    [--opt -O1] [--mpiexec 'mpiexec -n 4']
 """
 
 import argparse
@@ -51,6 +58,17 @@ def documented_ops(family):
     return {op for op, hf_col in rows if letter in hf_col.split()}
 
 
+def uneven_labels(labels, seq):
+    """labels with the first g * (seq - 3) // (rows - 1) counted positions of
+    global row g ignored too: every row keeps at least two counted labels."""
+    labels = labels.clone()
+    rows = labels.shape[1]
+    for g in range(rows):
+        extra = g * (seq - 3) // max(rows - 1, 1)
+        labels[:, g, 1:1 + extra] = -100
+    return labels
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--family", required=True, choices=hf.FAMILIES)
@@ -67,6 +85,9 @@ def main():
     p.add_argument("--window", type=int, default=None, help="Mistral's sliding_window")
     p.add_argument("--mask", action="store_true",
                    help="an attention_mask batch input with left padding")
+    p.add_argument("--uneven-labels", action="store_true",
+                   help="ignore more labels in later rows, so ranks count different numbers")
+    p.add_argument("--microbatches", type=int, default=1)
     p.add_argument("--mpiexec", default="")
     p.add_argument("--opt", default="-O1",
                    help="zshard-compile's LLVM level: -O1 compiles these steps in a quarter "
@@ -80,8 +101,13 @@ def main():
     n, steps = args.ranks, args.steps
 
     # Export as a user does: the command line, the example's make().
+    if args.microbatches < 1 or args.batch % args.microbatches:
+        sys.exit(f"FAIL: --batch {args.batch} is not a multiple of --microbatches "
+                 f"{args.microbatches}")
+    # The exported step takes one microbatch; zshard-compile --microbatches
+    # makes it take the rank's --batch rows.
     sets = ["family=" + args.family, "attn=" + args.attn, f"seq={args.seq}",
-            f"vocab={args.vocab}", f"batch={args.batch}"]
+            f"vocab={args.vocab}", f"batch={args.batch // args.microbatches}"]
     if args.tied is not None:
         sets.append(f"tied={args.tied}")
     if args.window is not None:
@@ -102,7 +128,7 @@ def main():
         sys.exit("FAIL: the tied head is exported as a second parameter")
     common.run([common.tool("zshard-compile"), w("step.mlir"), "--strategy", args.strategy,
                 "--ranks", str(n), "--wrap", "transformer=" + hf.LAYER_CLASSES[args.family],
-                args.opt, "-o", w("step.zsa")])
+                "--microbatches", str(args.microbatches), args.opt, "-o", w("step.zsa")])
     manifest = json.load(open(w("step.zsa/manifest.json")))
     units = [u["name"] for u in manifest.get("units", [])]
 
@@ -110,6 +136,14 @@ def main():
     batches = {"input_ids": ids, "labels": labels}
     if args.mask:
         batches["attention_mask"], batches["labels"] = hf.padding_mask(ids, labels)
+    counted = None
+    if args.uneven_labels:
+        batches["labels"] = uneven_labels(batches["labels"], args.seq)
+        # Counted labels per rank at step 1 (HF shifts: position 0 never counts).
+        counted = [int((batches["labels"][0, r * args.batch:(r + 1) * args.batch, 1:] != -100)
+                       .sum()) for r in range(n)]
+        if len(set(counted)) == 1:
+            sys.exit(f"FAIL: --uneven-labels gave every rank {counted[0]} labels")
     common.save_batches(w("batches.safetensors"), batches)
     cmd = [common.tool("zshard-run"), w("step.zsa"), "--ranks", str(n), "--steps", str(steps),
            "--quiet", "--batch-file", w("batches.safetensors"),
@@ -131,6 +165,7 @@ def main():
     print(json.dumps({"family": args.family, "attn": args.attn, "tied": tied, "mask": args.mask,
                       "sliding_window": getattr(model.config, "sliding_window", None), "ranks": n,
                       "strategy": args.strategy, "units": units,
+                      "microbatches": args.microbatches, "labels_per_rank": counted,
                       "backend": "mpi" if args.mpiexec else "local",
                       "max_rel_loss_diff_vs_torch_f32": max(rel, default=None),
                       "zshard": got, "torch": want, "judged": reports}))

@@ -244,6 +244,11 @@ def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
     once and keeps the parameters until the last backward use of the last
     microbatch (K times fewer gathers, every unit whole through the step).
 
+    Each `zshard.batch_mean` (a mean over the slices of the global batch,
+    such as the count of labelled positions a loss divides by) becomes an
+    `all_reduce avg` over every axis of the units' grid, shard and
+    replicate axes alike, since each rank holds one slice of the batch.
+
     Buffers stay whole on every rank, in their own type. A unit with
     `buffer(T)` (FSDP's `buffer_dtype`) has each buffer it owns
     (`BufferOwners`: the unit of the innermost module containing the
@@ -278,6 +283,21 @@ def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
               "reduce_scatter and all_reduce ops inserted">,
     Statistic<"numRoundedBuffers", "rounded-buffers",
               "buffers rounded to their unit's buffer type">
+  ];
+}
+
+def LowerBatchMeans : Pass<"zshard-lower-batch-means", "::mlir::ModuleOp"> {
+  let summary = "Replace each zshard.batch_mean left by sharding by its input";
+  let description = [{
+    A `zshard.batch_mean` that reaches the lowering belongs to a step that
+    runs on one rank (zshard-shard turned every other one into an
+    `all_reduce avg`, and zshard-accumulate made it a mean over the
+    microbatches): the global batch is that one slice, so the mean is the
+    input itself. The zshard-lower-to-llvm and zshard-lower-to-cuda
+    pipelines run it first, beside zshard-lower-adamw.
+  }];
+  let statistics = [
+    Statistic<"numLowered", "means", "zshard.batch_mean ops replaced">
   ];
 }
 

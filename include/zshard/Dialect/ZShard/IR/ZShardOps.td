@@ -466,4 +466,36 @@ def ZShard_CausalAttentionGradOp : ZShard_Op<"causal_attention_grad", [Pure,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Batch statistics
+//===----------------------------------------------------------------------===//
+
+def ZShard_BatchMeanOp : ZShard_Op<"batch_mean", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "The mean of a value over every slice of the global batch";
+  let description = [{
+    The step computes `input` on its slice of the global batch (a rank's
+    rows, or a microbatch of them); the result is the mean of `input` over
+    all slices of the global batch, the same on every slice. A loss that is
+    a mean over counted positions (cross-entropy with `ignore_index`) is
+    `sum / batch_mean(count)` on each slice: averaged over the slices as the
+    gradients and the reported loss are, it is the global batch's mean even
+    when the slices count different numbers of positions.
+
+    `input` must be computed from the step's batch arguments and constants
+    only. `zshard-accumulate` computes it for every microbatch before the
+    first one runs and takes their mean; `zshard-shard` makes it an
+    `all_reduce avg` over every axis of the units' grid; on a step that runs
+    on one rank without microbatches the mean of one slice is `input`
+    itself (`zshard-lower-batch-means`).
+
+    ```mlir
+    %all = zshard.batch_mean %count : tensor<f32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat]>:$input);
+  let results = (outs RankedTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 #endif // ZSHARD_DIALECT_ZSHARD_IR_ZSHARDOPS_TD
