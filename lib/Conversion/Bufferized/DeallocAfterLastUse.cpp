@@ -6,7 +6,7 @@
 
 #include "zshard/Conversion/Passes.h"
 
-#include "BufferUses.h"
+#include "Bufferized/BufferUses.h"
 
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

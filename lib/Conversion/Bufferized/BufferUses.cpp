@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "BufferUses.h"
+#include "Bufferized/BufferUses.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLExtras.h"

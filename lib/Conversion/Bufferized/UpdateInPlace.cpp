@@ -15,8 +15,8 @@
 
 #include "zshard/Conversion/Passes.h"
 
-#include "BufferUses.h"
-#include "RankIndexEval.h"
+#include "Bufferized/BufferUses.h"
+#include "ZShardToRuntime/RankIndexEval.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
 

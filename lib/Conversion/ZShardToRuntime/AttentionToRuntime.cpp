@@ -14,7 +14,7 @@
 
 #include "zshard/Conversion/Passes.h"
 
-#include "RuntimeCalls.h"
+#include "ZShardToRuntime/RuntimeCalls.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 
 #include "mlir/IR/Builders.h"

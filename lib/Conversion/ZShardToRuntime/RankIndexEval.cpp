@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RankIndexEval.h"
+#include "ZShardToRuntime/RankIndexEval.h"
 
-#include "RuntimeCalls.h"
+#include "ZShardToRuntime/RuntimeCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -13,7 +13,7 @@
 
 #include "zshard/Conversion/Passes.h"
 
-#include "RuntimeCalls.h"
+#include "ZShardToRuntime/RuntimeCalls.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 #include "zshard/abi/RuntimeCodes.h"
 

@@ -14,7 +14,7 @@
 
 #include "zshard/Conversion/Passes.h"
 
-#include "RuntimeCalls.h"
+#include "ZShardToRuntime/RuntimeCalls.h"
 #include "zshard/abi/RuntimeCodes.h"
 
 #include "mlir/IR/AffineExpr.h"

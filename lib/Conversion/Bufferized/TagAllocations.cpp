@@ -15,7 +15,7 @@
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Conversion/Passes.h"
 
-#include "RuntimeCalls.h"
+#include "ZShardToRuntime/RuntimeCalls.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
