@@ -38,6 +38,9 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Transforms/IPO/MergeFunctions.h"
+#include "llvm/Transforms/Scalar/LICM.h"
+#include "llvm/Transforms/Scalar/LoopPassManager.h"
+#include "llvm/Transforms/Scalar/LoopVersioningLICM.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/CodeExtractor.h"
 
@@ -325,6 +328,20 @@ LogicalResult zshard::emitObjectFiles(ModuleOp lowered, StringRef stepName,
     llvm::PipelineTuningOptions tuning;
     tuning.LoopUnrolling = false;
     llvm::PassBuilder builder(machine.get(), tuning);
+    // A reduction into a buffer (the row sums of LayerNorm, softmax, the
+    // loss) accumulates through memory: the outlined kernels take bare
+    // pointers, so LICM cannot prove the output disjoint from the inputs,
+    // and each addition waits for the store of the last. Loop versioning
+    // checks the disjointness at run time and keeps the accumulator in a
+    // register in the checked copy; the additions and their order are the
+    // same.
+    builder.registerVectorizerStartEPCallback(
+        [](llvm::FunctionPassManager &fpm, llvm::OptimizationLevel) {
+          fpm.addPass(llvm::createFunctionToLoopPassAdaptor(
+              llvm::LoopVersioningLICMPass()));
+          fpm.addPass(llvm::createFunctionToLoopPassAdaptor(
+              llvm::LICMPass(llvm::LICMOptions()), /*UseMemorySSA=*/true));
+        });
     builder.registerModuleAnalyses(mam);
     builder.registerCGSCCAnalyses(cgam);
     builder.registerFunctionAnalyses(fam);
