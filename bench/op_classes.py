@@ -130,17 +130,18 @@ def classify(body, paths, phases, module_classes):
     parts = path.split(".") if path else []
     owners = [module_classes.get(".".join(parts[:i]), "") for i in range(len(parts), 0, -1)]
     owner = owners[0] if owners else ""
-    if "memref.load" in ops or (parts and parts[0] in ("wte", "wpe", "embed_tokens",
-                                                      "tok_embeddings", "transformer")) \
+    if not parts or parts[-1] in ("lm_head", "loss", "transformer", "model"):
+        return "softmax/loss"
+    if "memref.load" in ops or (parts and parts[-1] in ("wte", "wpe", "embed_tokens",
+                                                       "tok_embeddings")) \
             or "Embedding" in owner:
         return "embedding/scatter"
     if "Norm" in owner or (parts and re.match(r"(ln|norm|.*_norm|.*layernorm)", parts[-1])):
         return "layernorm/rmsnorm"
-    if not parts or parts[-1] in ("lm_head", "loss") or re.search(r"memref<[\dx]*xi(32|64)>",
-                                                                   text):
+    if re.search(r"memref<[\dx]*xi(32|64)>", text):
         return "softmax/loss"
     if "0.797884583" in text or "4.471500e-02" in text or "MLP" in owner or \
-            (parts and parts[-1] in ("mlp", "act", "act_fn")):
+            (parts and parts[-1] in ("mlp", "act", "act_fn", "gelu")):
         return "gelu/silu"
     if "Attention" in owner or (parts and parts[-1] in ("attn", "self_attn")):
         return "attention"
