@@ -19,6 +19,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Analysis/LoopAccessAnalysis.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
@@ -335,6 +336,10 @@ LogicalResult zshard::emitObjectFiles(ModuleOp lowered, StringRef stepName,
     // checks the disjointness at run time and keeps the accumulator in a
     // register in the checked copy; the additions and their order are the
     // same.
+    // LayerNorm's backward sums two products per row over seven buffers:
+    // 11 pairs to check, over LLVM's default of 8 per loop.
+    llvm::VectorizerParams::RuntimeMemoryCheckThreshold =
+        std::max(llvm::VectorizerParams::RuntimeMemoryCheckThreshold, 16u);
     builder.registerVectorizerStartEPCallback(
         [](llvm::FunctionPassManager &fpm, llvm::OptimizationLevel) {
           fpm.addPass(llvm::createFunctionToLoopPassAdaptor(

@@ -17,3 +17,21 @@
 // CHECK-NOT:   store
 // CHECK:       br i1
 // CHECK:       ret void
+
+// LayerNorm's backward sums two products per row over seven buffers: 11
+// pairs to check, more than LLVM's default limit of 8, so the limit is 16:
+// both sums stay in registers and are stored once after the row.
+// CHECK-LABEL: define void @train_step.compute.28(
+// CHECK:       .lver.check:
+// CHECK:       .ph.lver.orig:
+// CHECK:       store float
+// CHECK:       {{^}}.ph:
+// CHECK:       phi float
+// CHECK-NEXT:  phi float
+// CHECK-NOT:   store
+// CHECK:       fadd float
+// CHECK-NOT:   store
+// CHECK:       fadd float
+// CHECK-NOT:   store
+// CHECK:       store float {{.*}}!noalias
+// CHECK-NEXT:  store float {{.*}}!noalias
