@@ -404,8 +404,19 @@ def run(args, work):
     l3 = report["stream"]["l3_gbps"]
 
     profile = None
-    if not args.no_perf and shutil.which("perf"):
-        charged, outside, leaves, period_ns, ms = perf_samples(args, artifact, work)
+    sampled = None
+    if args.no_perf:
+        report["profile_error"] = "--no-perf"
+    elif not shutil.which("perf"):
+        report["profile_error"] = "no perf on PATH"
+    else:
+        try:
+            sampled = perf_samples(args, artifact, work)
+        except subprocess.CalledProcessError as error:
+            report["profile_error"] = "perf failed: " + (error.stderr or b"").decode(
+                errors="replace").strip()[-300:]
+    if sampled:
+        charged, outside, leaves, period_ns, ms = sampled
         per_step = period_ns / 1e6 / args.steps
         class_samples = collections.Counter()
         for k in kernels.values():
