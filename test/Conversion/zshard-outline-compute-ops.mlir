@@ -1,8 +1,8 @@
 // RUN: zshard-opt %s --split-input-file --zshard-outline-compute-ops --mlir-print-debuginfo=false | FileCheck %s
 
 // Tests that the same op of two blocks (other buffers, other phases and
-// module paths) becomes one function called twice, and that an op of
-// another shape gets a function of its own.
+// module paths) becomes one function called twice, each call keeping its
+// op's phase, and that an op of another shape gets a function of its own.
 // CHECK-LABEL: func.func private @step.compute.0
 // CHECK-SAME:    (%[[X:.*]]: memref<4x8xf32>, %[[Y:.*]]: memref<4x8xf32>) attributes {no_inline}
 // CHECK-NEXT:    linalg.generic
@@ -14,9 +14,9 @@
 // CHECK-SAME:    (%{{.*}}: memref<2x8xf32>, %{{.*}}: memref<2x8xf32>) attributes {no_inline}
 // CHECK-LABEL: func.func @step
 // CHECK-SAME:    (%[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<4x8xf32>, %[[C:.*]]: memref<4x8xf32>, %[[D:.*]]: memref<4x8xf32>, %[[E:.*]]: memref<2x8xf32>, %[[F:.*]]: memref<2x8xf32>)
-// CHECK-NEXT:    call @step.compute.0(%[[A]], %[[B]])
-// CHECK-NEXT:    call @step.compute.0(%[[C]], %[[D]])
-// CHECK-NEXT:    call @step.compute.1(%[[E]], %[[F]])
+// CHECK-NEXT:    call @step.compute.0(%[[A]], %[[B]]) {zshard.phase = "forward"}
+// CHECK-NEXT:    call @step.compute.0(%[[C]], %[[D]]) {zshard.phase = "backward"}
+// CHECK-NEXT:    call @step.compute.1(%[[E]], %[[F]]) :
 // CHECK-NEXT:    return
 #map = affine_map<(d0, d1) -> (d0, d1)>
 func.func @step(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %c: memref<4x8xf32>, %d: memref<4x8xf32>, %e: memref<2x8xf32>, %f: memref<2x8xf32>) {

@@ -13,6 +13,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/StepContract.h"
 #include "zshard/Conversion/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -194,7 +195,11 @@ struct OutlineComputeOpsPass
       ++numFunctions;
     }
     builder.setInsertionPoint(op);
-    func::CallOp::create(builder, op->getLoc(), target, slice.arguments);
+    auto call =
+        func::CallOp::create(builder, op->getLoc(), target, slice.arguments);
+    // The phase stays with the call, where profiles and reports find it.
+    if (Attribute phase = op->getAttr(zshard::contract::kPhase))
+      call->setAttr(zshard::contract::kPhase, phase);
     op->erase();
     // Views only the op used go with it (constants are left to the
     // canonicalizer).
