@@ -45,13 +45,13 @@ void zshard::buildRematStage(OpPassManager &pm,
 void zshard::buildUnitsStage(OpPassManager &pm,
                              const ShardStepOptions &options) {
   FormUnitsOptions units;
-  units.policy =
-      options.wrap == WrapPolicy::Transformer ? "transformer" : "size";
+  units.policy = options.wrap;
   units.pattern = options.pattern;
   units.minParams = options.minParams;
   units.ranks = options.ranks;
   units.replicas = options.replicas;
-  units.strategy = getStrategyName(options.strategy).str();
+  // The ABI's and the dialect's strategies are one enum (toAbiStrategy).
+  units.strategy = Strategy(static_cast<int>(options.strategy));
   units.bufferType = options.bufferType;
   pm.addPass(createFormUnits(units));
 }

@@ -87,10 +87,8 @@ FormUnitsPass::getClassPatterns(const StepContract &contract) {
            << "zshard-form-units: layer-classes needs the module classes "
               "the frontend records (zshard.module_classes), and the step "
               "has none; give module path patterns instead";
-  SmallVector<StringRef> texts;
-  StringRef(layerClasses).split(texts, ',', -1, /*KeepEmpty=*/false);
   SmallVector<std::string> names;
-  for (StringRef text : texts) {
+  for (StringRef text : layerClasses) {
     if (!classes.hasClass(text.trim()))
       return emitError(getReportLoc(getOperation()))
              << "zshard-form-units: no module of the step has class '"
@@ -216,21 +214,15 @@ void FormUnitsPass::runOnOperation() {
   if (SymbolTable::lookupSymbolIn(module, kGrid))
     return fail("the symbol @world is taken");
 
-  std::optional<Strategy> parsed = symbolizeStrategy(strategy);
-  if (!parsed)
-    return fail("unknown strategy '" + strategy +
-                "'; expected no_shard, zero1, shard_grad_op, full_shard, "
-                "hybrid_shard or hybrid_shard_zero2");
+  Strategy parsed = strategy;
   bool hybrid =
-      *parsed == Strategy::HybridShard || *parsed == Strategy::HybridShardZero2;
+      parsed == Strategy::HybridShard || parsed == Strategy::HybridShardZero2;
   std::set<std::string> keepGathered;
   if (!noReshard.empty()) {
-    if (*parsed != Strategy::FullShard && *parsed != Strategy::HybridShard)
+    if (parsed != Strategy::FullShard && parsed != Strategy::HybridShard)
       return fail("no-reshard applies to full_shard and hybrid_shard, not " +
-                  strategy);
-    SmallVector<StringRef> names;
-    StringRef(noReshard).split(names, ',', -1, false);
-    for (StringRef n : names)
+                  stringifyStrategy(parsed));
+    for (StringRef n : noReshard)
       keepGathered.insert(n.trim().str());
   }
   if (ranks < 1)
@@ -254,9 +246,10 @@ void FormUnitsPass::runOnOperation() {
       contract.getArguments(ArgRole::Param);
   std::string patternList = pattern;
   if (!layerClasses.empty()) {
-    if (policy != "transformer")
-      return fail("layer-classes applies to the transformer policy, not " +
-                  policy);
+    if (policy != WrapPolicy::Transformer)
+      return fail(Twine("layer-classes applies to the transformer policy, "
+                        "not ") +
+                  (policy == WrapPolicy::Size ? "size" : "explicit"));
     FailureOr<std::string> found = getClassPatterns(contract);
     if (failed(found))
       return signalPassFailure();
@@ -264,14 +257,10 @@ void FormUnitsPass::runOnOperation() {
   }
   Grouping units;
   LogicalResult grouped =
-      policy == "transformer"
+      policy == WrapPolicy::Transformer
           ? groupByPattern(contract.getStep(), patternList, params, units)
-      : policy == "size" ? groupBySize(params, units)
-      : policy == "explicit"
-          ? groupExplicitly(params, units)
-          : (fail("unknown policy '" + policy +
-                  "'; expected transformer, size or explicit"),
-             failure());
+      : policy == WrapPolicy::Size ? groupBySize(params, units)
+                                   : groupExplicitly(params, units);
   if (failed(grouped))
     return signalPassFailure();
 
@@ -316,7 +305,7 @@ void FormUnitsPass::runOnOperation() {
       members.push_back(MemberAttr::get(&getContext(), member.name,
                                         member.shape, member.offset));
     // Per-unit reshard-after-forward.
-    Strategy unitStrategy = *parsed;
+    Strategy unitStrategy = parsed;
     if (keepGathered.erase(name)) {
       if (unitStrategy == Strategy::FullShard)
         unitStrategy = Strategy::ShardGradOp;

@@ -21,6 +21,7 @@
 
 #include "zshard/Analysis/Microbatches.h"
 #include "zshard/Transforms/ScheduleOptions.h"
+#include "zshard/Transforms/UnitOptions.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -47,9 +48,6 @@ std::optional<ShardingStrategy> parseShardingStrategy(StringRef text);
 
 /// Whether `strategy` shards inside groups and replicates across them.
 using ::zshard_abi::isHybrid;
-
-/// The wrap policies of zshard-form-units.
-enum class WrapPolicy { Transformer, Size };
 
 /// What buildShardStepPipeline builds. The defaults are FSDP's: one unit
 /// per block, BACKWARD_PRE, forward prefetch one unit ahead.

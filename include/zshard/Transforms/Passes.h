@@ -18,6 +18,7 @@
 #include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
 #include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
 #include "zshard/Transforms/ScheduleOptions.h"
+#include "zshard/Transforms/UnitOptions.h"
 
 namespace mlir {
 namespace zshard {

@@ -93,12 +93,19 @@ def FormUnits : Pass<"zshard-form-units", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"policy", "policy", "std::string", "\"transformer\"",
-           "Wrap policy: transformer, size or explicit">,
+    Option<"policy", "policy", "::mlir::zshard::WrapPolicy",
+           "::mlir::zshard::WrapPolicy::Transformer", "Wrap policy",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::zshard::WrapPolicy::Transformer, "transformer",
+                        "one unit per module matching pattern (or of a layer class)"),
+             clEnumValN(::mlir::zshard::WrapPolicy::Size, "size",
+                        "units closed at min-params elements"),
+             clEnumValN(::mlir::zshard::WrapPolicy::Explicit, "explicit",
+                        "the units listed by units="))}]>,
     Option<"pattern", "pattern", "std::string", "\"h.<i>\"",
            "transformer: module paths that form units; <i> is an index">,
-    Option<"layerClasses", "layer-classes", "std::string", "\"\"",
-           "transformer: module classes (comma-separated, from the step's "
+    ListOption<"layerClasses", "layer-classes", "std::string",
+           "transformer: module classes (from the step's "
            "zshard.module_classes) whose modules form units; replaces "
            "pattern">,
     Option<"minParams", "min-params", "int64_t", "1000000",
@@ -108,16 +115,29 @@ def FormUnits : Pass<"zshard-form-units", "::mlir::ModuleOp"> {
     Option<"ranks", "ranks", "int64_t", "1", "Ranks in the grid">,
     Option<"replicas", "replicas", "int64_t", "1",
            "Hybrid strategies: replica groups the ranks are split into">,
-    Option<"strategy", "strategy", "std::string", "\"full_shard\"",
-           "no_shard, zero1, shard_grad_op, full_shard, hybrid_shard or "
-           "hybrid_shard_zero2">,
+    Option<"strategy", "strategy", "::mlir::zshard::Strategy",
+           "::mlir::zshard::Strategy::FullShard", "Sharding strategy",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::zshard::Strategy::NoShard, "no_shard",
+                        "DDP: everything replicated"),
+             clEnumValN(::mlir::zshard::Strategy::Zero1, "zero1",
+                        "optimizer state sharded"),
+             clEnumValN(::mlir::zshard::Strategy::ShardGradOp, "shard_grad_op",
+                        "ZeRO-2: gradients and optimizer state sharded"),
+             clEnumValN(::mlir::zshard::Strategy::FullShard, "full_shard",
+                        "ZeRO-3: parameters too"),
+             clEnumValN(::mlir::zshard::Strategy::HybridShard, "hybrid_shard",
+                        "full_shard in a group, replicated across groups"),
+             clEnumValN(::mlir::zshard::Strategy::HybridShardZero2,
+                        "hybrid_shard_zero2",
+                        "shard_grad_op in a group, replicated across groups"))}]>,
     Option<"reduceType", "reduce-type", "std::string", "\"f32\"",
            "Element type gradients are reduced in: f32, bf16 or f16">,
     Option<"bufferType", "buffer-type", "std::string", "\"\"",
            "Element type buffers are computed with (FSDP's buffer_dtype): "
            "f32, bf16 or f16; empty: their own">,
-    Option<"noReshard", "no-reshard", "std::string", "\"\"",
-           "Units (comma-separated names) that keep their gathered "
+    ListOption<"noReshard", "no-reshard", "std::string",
+           "Units (by name) that keep their gathered "
            "parameters from forward to backward (FSDP's "
            "reshard_after_forward=False): full_shard becomes shard_grad_op "
            "and hybrid_shard hybrid_shard_zero2 for them">
