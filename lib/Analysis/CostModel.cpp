@@ -162,9 +162,7 @@ FailureOr<CostReport> CostModel::estimate(func::FuncOp step) const {
   // and its update written back.
   llvm::SmallPtrSet<Value, 8> offloaded;
   for (BlockArgument arg : step.getArguments())
-    if (auto placement = step.getArgAttrOfType<StringAttr>(
-            arg.getArgNumber(), contract::kPlacement);
-        placement && placement.getValue() == "host")
+    if (readPlacement(step, arg.getArgNumber()) == Placement::Host)
       offloaded.insert(arg);
   for (Operation &op : step.front().without_terminator()) {
     if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {

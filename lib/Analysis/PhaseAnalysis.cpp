@@ -66,18 +66,17 @@ LogicalResult PhaseAnalysis::run() {
   // The loss result and the arguments that carry state or hyper-parameters.
   std::optional<unsigned> loss;
   for (unsigned i = 0, e = step.getNumResults(); i < e; ++i)
-    if (auto role = step.getResultAttrOfType<StringAttr>(i, contract::kRole))
-      if (role.getValue() == "loss")
-        loss = i;
+    if (readResultRole(step, i) == ResultRole::Loss)
+      loss = i;
   if (!loss || *loss >= ret.getNumOperands())
     return failure();
   llvm::SmallDenseSet<unsigned> stateArgs, batchArgs;
   for (unsigned i = 0, e = step.getNumArguments(); i < e; ++i)
-    if (auto role = step.getArgAttrOfType<StringAttr>(i, contract::kRole)) {
-      if (role.getValue() == "opt_state" ||
-          role.getValue() == "opt_state_shard" || role.getValue() == "hyper")
+    if (std::optional<ArgRole> role = readArgRole(step, i)) {
+      if (*role == ArgRole::OptState || *role == ArgRole::OptStateShard ||
+          *role == ArgRole::Hyper)
         stateArgs.insert(i);
-      if (role.getValue() == "batch")
+      if (*role == ArgRole::Batch)
         batchArgs.insert(i);
     }
 

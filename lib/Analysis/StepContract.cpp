@@ -19,12 +19,36 @@ StringRef zshard::stringifyArgRole(ArgRole role) {
   return ::zshard_abi::roleName(role);
 }
 
-std::optional<ArgRole> zshard::symbolizeArgRole(StringRef text) {
-  return ::zshard_abi::parseArgRole(std::string_view(text.data(), text.size()));
-}
-
 StringRef zshard::stringifyResultRole(ResultRole role) {
   return ::zshard_abi::roleName(role);
+}
+
+std::optional<ArgRole> zshard::readArgRole(FunctionOpInterface func,
+                                           unsigned index) {
+  if (auto role = func.getArgAttrOfType<RoleAttr>(index, contract::kRole))
+    return toAbiArgRole(role.getValue());
+  return std::nullopt;
+}
+
+std::optional<ResultRole> zshard::readResultRole(FunctionOpInterface func,
+                                                 unsigned index) {
+  if (auto role = func.getResultAttrOfType<RoleAttr>(index, contract::kRole))
+    return toAbiResultRole(role.getValue());
+  return std::nullopt;
+}
+
+std::optional<ResultRole> zshard::readOutParamRole(FunctionOpInterface func,
+                                                   unsigned index) {
+  if (auto role = func.getArgAttrOfType<RoleAttr>(index, contract::kRole))
+    return toAbiResultRole(role.getValue());
+  return std::nullopt;
+}
+
+Placement zshard::readPlacement(FunctionOpInterface func, unsigned index) {
+  if (auto placement =
+          func.getArgAttrOfType<ArgPlacementAttr>(index, contract::kPlacement))
+    return placement.getValue();
+  return Placement::Device;
 }
 
 //===----------------------------------------------------------------------===//
@@ -146,24 +170,27 @@ LogicalResult StepContract::readArguments(bool emit) {
             llvm::formatv("{0}", argument.getType()).str() + "'");
       continue;
     }
-    std::optional<StringRef> role = getString(attrs, contract::kRole);
-    if (!role) {
+    auto roleAttr = attrs
+                        ? dyn_cast_or_null<RoleAttr>(attrs.get(contract::kRole))
+                        : RoleAttr();
+    if (!roleAttr) {
       error(label + " has no zshard.role");
       continue;
     }
     StepArgument info;
     info.index = index;
     info.type = type;
-    if (std::optional<ArgRole> known = symbolizeArgRole(*role)) {
+    StringRef role = stringifyRole(roleAttr.getValue());
+    if (std::optional<ArgRole> known = toAbiArgRole(roleAttr.getValue())) {
       info.role = *known;
     } else {
-      error(label + " has unknown zshard.role '" + *role +
+      error(label + " has the result role '" + role +
             "'; expected param, opt_state, buffer, batch or hyper");
       continue;
     }
     std::optional<StringRef> name = getString(attrs, contract::kName);
     if (!name) {
-      error(label + " (" + *role + ") needs a zshard.name");
+      error(label + " (" + role + ") needs a zshard.name");
       continue;
     }
     info.name = name->str();
@@ -179,20 +206,16 @@ LogicalResult StepContract::readArguments(bool emit) {
                 .str());
       continue;
     }
-    if (std::optional<StringRef> placement =
-            getString(attrs, contract::kPlacement)) {
+    if (auto placement = attrs ? dyn_cast_or_null<ArgPlacementAttr>(
+                                     attrs.get(contract::kPlacement))
+                               : ArgPlacementAttr()) {
       bool optState =
           info.role == ArgRole::OptState || info.role == ArgRole::OptStateShard;
-      if (*placement == "host" && optState)
+      if (placement.getValue() == Placement::Host && optState)
         info.placement = Placement::Host;
-      else if (*placement == "host")
+      else if (placement.getValue() == Placement::Host)
         error(label + ": only optimizer state can be placed in host memory "
-                      "(zshard.placement = \"host\")");
-      else if (*placement != "device")
-        error(label +
-              ": zshard.placement must be \"device\" or \"host\", "
-              "got \"" +
-              *placement + "\"");
+                      "(zshard.placement = #zshard.placement<host>)");
     }
 
     if (info.role == ArgRole::ParamShard ||
@@ -220,16 +243,13 @@ LogicalResult StepContract::readArguments(bool emit) {
         info.role == ArgRole::Buffer) {
       if (!isa<FloatType>(type.getElementType()))
         error(label + " must have a floating-point element type");
-      std::optional<StringRef> init = getString(attrs, contract::kInit);
+      auto init = dyn_cast_or_null<InitAttr>(attrs.get(contract::kInit));
       if (!init) {
         error(label + " needs a zshard.init");
       } else {
-        std::string why;
-        info.init = InitSpec::parse(*init, &why);
-        if (!info.init)
-          error(label + " has a bad zshard.init '" + *init + "': " + why);
-        else if (info.init->kind == InitSpec::Kind::Param &&
-                 info.role != ArgRole::OptState)
+        info.init = init.getSpec();
+        if (info.init->kind == InitSpec::Kind::Param &&
+            info.role != ArgRole::OptState)
           error(label + ": init 'param' copies the parameter an optimizer "
                         "state belongs to; a " +
                 (info.role == ArgRole::Param ? "parameter" : "buffer") +
@@ -309,13 +329,10 @@ LogicalResult StepContract::readShard(StepArgument &info, DictionaryAttr attrs,
   if (!inits)
     return error(label + " needs zshard.inits, one init spec per member");
   for (Attribute attr : inits) {
-    auto text = dyn_cast<StringAttr>(attr);
-    std::string why;
-    std::optional<InitSpec> spec =
-        text ? InitSpec::parse(text.getValue(), &why) : std::nullopt;
+    auto spec = dyn_cast<InitAttr>(attr);
     if (!spec)
-      return error(label + " has a bad member init spec: " + why);
-    info.memberInits.push_back(*spec);
+      return error(label + " has a member init that is no #zshard.init");
+    info.memberInits.push_back(spec.getSpec());
   }
   return success();
 }
@@ -347,20 +364,24 @@ LogicalResult StepContract::readResults(bool emit) {
       continue;
     }
     DictionaryAttr attrs = step.getResultAttrDict(index);
-    std::optional<StringRef> role = getString(attrs, contract::kRole);
-    if (!role) {
+    auto roleAttr = attrs
+                        ? dyn_cast_or_null<RoleAttr>(attrs.get(contract::kRole))
+                        : RoleAttr();
+    if (!roleAttr) {
       error(label + " has no zshard.role");
       continue;
     }
     StepResult info;
     info.index = index;
     info.type = type;
-    if (isEval() && *role != "loss") {
-      error(label + " (" + *role +
+    StringRef role = stringifyRole(roleAttr.getValue());
+    std::optional<ResultRole> known = toAbiResultRole(roleAttr.getValue());
+    if (isEval() && known != ResultRole::Loss) {
+      error(label + " (" + role +
             "): an eval step (zshard.eval) returns the loss alone");
       continue;
     }
-    if (*role == "loss") {
+    if (known == ResultRole::Loss) {
       info.role = ResultRole::Loss;
       if (lossIndex) {
         error(llvm::formatv("results #{0} and #{1} are both the loss; a step "
@@ -377,30 +398,24 @@ LogicalResult StepContract::readResults(bool emit) {
       continue;
     }
     ArgRole source;
-    if (*role == "param_out") {
-      info.role = ResultRole::ParamOut;
+    if (known == ResultRole::ParamOut) {
       source = ArgRole::Param;
-    } else if (*role == "opt_state_out") {
-      info.role = ResultRole::OptStateOut;
+    } else if (known == ResultRole::OptStateOut) {
       source = ArgRole::OptState;
-    } else if (*role == "param_shard_out") {
-      info.role = ResultRole::ParamShardOut;
+    } else if (known == ResultRole::ParamShardOut) {
       source = ArgRole::ParamShard;
-    } else if (*role == "opt_state_shard_out") {
-      info.role = ResultRole::OptStateShardOut;
+    } else if (known == ResultRole::OptStateShardOut) {
       source = ArgRole::OptStateShard;
     } else {
-      std::optional<StringRef> name = getString(attrs, contract::kName);
-      if (name && lookupBuffer(*name))
-        error(buffersAreNotResults(label, *name));
-      else
-        error(label + " has unknown zshard.role '" + *role +
-              "'; expected loss, param_out or opt_state_out");
+      // The dialect rejects an argument's role on a result before this.
+      error(label + " has the argument role '" + role +
+            "'; expected loss, param_out or opt_state_out");
       continue;
     }
+    info.role = *known;
     std::optional<StringRef> name = getString(attrs, contract::kName);
     if (!name) {
-      error(label + " (" + *role + ") needs a zshard.name");
+      error(label + " (" + role + ") needs a zshard.name");
       continue;
     }
     info.name = name->str();

@@ -6,17 +6,28 @@
 
 #include "zshard/Gen/StepSignature.h"
 
+#include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
+#include "zshard/Dialect/ZShard/IR/ZShardContract.h"
+
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
-using namespace zshard::gen;
+using namespace ::zshard::gen;
+using ::zshard_abi::ArgRole;
+using ::zshard_abi::InitSpec;
+using ::zshard_abi::ResultRole;
+namespace contract = mlir::zshard::contract;
 
-std::string zshard::gen::ownerPath(StringRef name) {
+// Defined in its namespace: `zshard::` alone is ambiguous here, between this
+// project's ::zshard and mlir::zshard (the dialect).
+namespace zshard::gen {
+std::string ownerPath(StringRef name) {
   for (StringRef suffix : {".weight", ".bias"})
     if (name.ends_with(suffix))
       return name.drop_back(suffix.size()).str();
   return name.str();
 }
+} // namespace zshard::gen
 
 StepSignature::StepSignature(StepBuilder &sb) : sb(sb) {
   slotNames = {"exp_avg", "exp_avg_sq"};
@@ -42,6 +53,18 @@ func::FuncOp StepSignature::create(ModuleOp module) {
   auto attr = [&](StringRef key, StringRef value) {
     return NamedAttribute(str(key), str(value));
   };
+  auto role = [&](auto value) {
+    return NamedAttribute(
+        str(contract::kRole),
+        mlir::zshard::RoleAttr::get(ctx, mlir::zshard::fromAbiRole(value)));
+  };
+  auto init = [&](StringRef spec) {
+    std::optional<InitSpec> parsed =
+        InitSpec::parse(std::string_view(spec.data(), spec.size()));
+    assert(parsed && "zshard-gen writes valid init specs");
+    return NamedAttribute(str(contract::kInit),
+                          mlir::zshard::InitAttr::get(ctx, *parsed));
+  };
 
   SmallVector<Type> argTypes, resultTypes;
   SmallVector<DictionaryAttr> argAttrs, resultAttrs;
@@ -50,44 +73,43 @@ func::FuncOp StepSignature::create(ModuleOp module) {
 
   for (const ParamSpec &p : paramSpecs) {
     argTypes.push_back(sb.tensorType(p.shape, sb.act()));
-    argAttrs.push_back(DictionaryAttr::get(ctx, {attr("zshard.role", "param"),
-                                                 attr("zshard.name", p.name),
-                                                 attr("zshard.init", p.init)}));
+    argAttrs.push_back(
+        DictionaryAttr::get(ctx, {role(ArgRole::Param),
+                                  attr("zshard.name", p.name), init(p.init)}));
   }
   for (StringRef slot : slotNames) {
     for (const ParamSpec &p : paramSpecs) {
       argTypes.push_back(sb.tensorType(p.shape, f32));
       std::string name = p.name + "." + slot.str();
       argAttrs.push_back(DictionaryAttr::get(
-          ctx, {attr("zshard.role", "opt_state"), attr("zshard.name", name),
+          ctx, {role(ArgRole::OptState), attr("zshard.name", name),
                 attr("zshard.param", p.name),
-                attr("zshard.init", slot == "master" ? "param" : "zeros")}));
+                init(slot == "master" ? "param" : "zeros")}));
     }
   }
   for (const BatchSpec &bs : batchSpecs) {
     argTypes.push_back(sb.tensorType(bs.shape, bs.elt));
     argAttrs.push_back(DictionaryAttr::get(
-        ctx, {attr("zshard.role", "batch"), attr("zshard.name", bs.name)}));
+        ctx, {role(ArgRole::Batch), attr("zshard.name", bs.name)}));
   }
   for (StringRef hyper : {"lr", "step"}) {
     argTypes.push_back(scalar);
     argAttrs.push_back(DictionaryAttr::get(
-        ctx, {attr("zshard.role", "hyper"), attr("zshard.name", hyper)}));
+        ctx, {role(ArgRole::Hyper), attr("zshard.name", hyper)}));
   }
 
   resultTypes.push_back(scalar);
-  resultAttrs.push_back(
-      DictionaryAttr::get(ctx, {attr("zshard.role", "loss")}));
+  resultAttrs.push_back(DictionaryAttr::get(ctx, {role(ResultRole::Loss)}));
   for (const ParamSpec &p : paramSpecs) {
     resultTypes.push_back(sb.tensorType(p.shape, sb.act()));
     resultAttrs.push_back(DictionaryAttr::get(
-        ctx, {attr("zshard.role", "param_out"), attr("zshard.name", p.name)}));
+        ctx, {role(ResultRole::ParamOut), attr("zshard.name", p.name)}));
   }
   for (StringRef slot : slotNames) {
     for (const ParamSpec &p : paramSpecs) {
       resultTypes.push_back(sb.tensorType(p.shape, f32));
       resultAttrs.push_back(DictionaryAttr::get(
-          ctx, {attr("zshard.role", "opt_state_out"),
+          ctx, {role(ResultRole::OptStateOut),
                 attr("zshard.name", p.name + "." + slot.str())}));
     }
   }

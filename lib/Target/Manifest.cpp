@@ -50,6 +50,13 @@ std::string zshard::getDTypeName(Type type) {
   return "";
 }
 
+/// The manifest's spelling of `role`: the runtime's (zshard/abi/Roles.h).
+static StringRef manifestRole(Role role) {
+  if (std::optional<::zshard_abi::ArgRole> arg = toAbiArgRole(role))
+    return ::zshard_abi::roleName(*arg);
+  return ::zshard_abi::roleName(*toAbiResultRole(role));
+}
+
 static std::string describe(StringRef role, StringRef name,
                             RankedTensorType type) {
   std::string dims;
@@ -63,13 +70,14 @@ static std::string describe(StringRef role, StringRef name,
 std::string zshard::getCanonicalSignature(StepABIAttr abi) {
   std::string text;
   for (ABIArgumentAttr argument : abi.getArgumentRecords())
-    text +=
-        describe(argument.getRole(), argument.getName(), argument.getType());
+    text += describe(manifestRole(argument.getRole()), argument.getName(),
+                     argument.getType());
   text += "->";
   for (ABIResultAttr result : abi.getResultRecords())
-    text += describe(
-        (result.getRole() + (result.isInPlace() ? "(in_place)" : "")).str(),
-        result.getName(), result.getType());
+    text += describe((manifestRole(result.getRole()) +
+                      (result.isInPlace() ? "(in_place)" : ""))
+                         .str(),
+                     result.getName(), result.getType());
   return text;
 }
 
@@ -177,7 +185,7 @@ FailureOr<llvm::json::Object> zshard::buildManifest(ModuleOp module,
   for (auto [index, argument] : llvm::enumerate(abi.getArgumentRecords())) {
     llvm::json::Object entry{
         {key::kIndex, int64_t(index)},
-        {key::kRole, argument.getRole()},
+        {key::kRole, manifestRole(argument.getRole())},
         {key::kName, argument.getName()},
         {key::kDType, getDTypeName(argument.getType().getElementType())},
         {key::kShape, shapeOf(argument.getType())}};
@@ -201,7 +209,7 @@ FailureOr<llvm::json::Object> zshard::buildManifest(ModuleOp module,
   for (auto [index, result] : llvm::enumerate(abi.getResultRecords())) {
     llvm::json::Object entry{
         {key::kIndex, int64_t(index)},
-        {key::kRole, result.getRole()},
+        {key::kRole, manifestRole(result.getRole())},
         {key::kDType, getDTypeName(result.getType().getElementType())},
         {key::kShape, shapeOf(result.getType())}};
     if (!result.getName().empty())

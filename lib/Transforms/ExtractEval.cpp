@@ -106,9 +106,7 @@ struct ExtractEvalPass
     if (step && !step.isExternal()) {
       bool hasLoss = false;
       for (unsigned i = 0; i < step.getNumResults(); ++i)
-        if (auto role =
-                step.getResultAttrOfType<StringAttr>(i, contract::kRole))
-          hasLoss |= role.getValue() == "loss";
+        hasLoss |= readResultRole(step, i) == ResultRole::Loss;
       if (!hasLoss) {
         emitError(getReportLoc(step),
                   "zshard-extract-eval: the step has no loss result, so it "

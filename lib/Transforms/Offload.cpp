@@ -27,7 +27,7 @@ struct OffloadPass : public mlir::zshard::impl::OffloadBase<OffloadPass> {
     if (failed(contract.run()))
       return signalPassFailure();
     func::FuncOp step = contract.getStep();
-    StringAttr host = StringAttr::get(&getContext(), "host");
+    auto host = ArgPlacementAttr::get(&getContext(), Placement::Host);
     for (const StepArgument &arg : contract.getArguments())
       if (arg.role == ArgRole::OptState || arg.role == ArgRole::OptStateShard) {
         step.setArgAttr(arg.index, contract::kPlacement, host);

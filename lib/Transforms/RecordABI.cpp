@@ -49,7 +49,7 @@ ABIArgumentAttr recordArgument(const StepContract &contract,
   FloatAttr recorded = contract.getStep().getArgAttrOfType<FloatAttr>(
       argument.index, contract::kDefault);
   return ABIArgumentAttr::get(
-      context, stringifyArgRole(argument.role), argument.name, argument.type,
+      context, fromAbiRole(argument.role), argument.name, argument.type,
       argument.init ? argument.init->str() : "", argument.param, argument.unit,
       argument.slot,
       argument.placement == Placement::Host ? ArgPlacement::Host
@@ -69,8 +69,8 @@ ABIResultAttr recordResult(const StepContract &contract,
         slot = argument.slot;
     }
   return ABIResultAttr::get(contract.getStep().getContext(),
-                            stringifyResultRole(result.role), result.name,
-                            result.type, unit, slot, /*in_place=*/BoolAttr());
+                            fromAbiRole(result.role), result.name, result.type,
+                            unit, slot, /*in_place=*/BoolAttr());
 }
 
 /// A unit as the runtime needs it to build and save shards: layout,

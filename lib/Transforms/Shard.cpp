@@ -211,11 +211,11 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
       std::string name = contract->getArguments()[m.argIndex].name;
       if (!slot.empty())
         name += "." + slot.str();
-      std::string spec = "zeros";
+      InitSpec spec; // zeros
       for (const StepArgument &arg : contract->getArguments())
         if (arg.name == name && arg.init)
-          spec = arg.init->str();
-      inits.push_back(b.getStringAttr(spec));
+          spec = *arg.init;
+      inits.push_back(InitAttr::get(b.getContext(), spec));
     }
     return b.getArrayAttr(inits);
   };
@@ -230,21 +230,23 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
           });
     });
   };
-  auto attrs = [&](StringRef role, StringRef slot, bool withInits) {
+  auto attrs = [&](Role role, StringRef slot, bool withInits) {
     std::string name = unit.getSymName().str();
     if (!slot.empty())
       name += "." + slot.str();
     SmallVector<NamedAttribute> list = {
-        b.getNamedAttr(contract::kRole, b.getStringAttr(role)),
+        b.getNamedAttr(contract::kRole, RoleAttr::get(b.getContext(), role)),
         b.getNamedAttr(contract::kName, b.getStringAttr(name)),
         b.getNamedAttr(contract::kUnit, unitRef)};
     if (!slot.empty())
       list.push_back(b.getNamedAttr(contract::kSlot, b.getStringAttr(slot)));
     if (withInits)
       list.push_back(b.getNamedAttr(contract::kInits, memberInits(slot)));
-    if (!slot.empty() && slotOffloaded(slot))
-      list.push_back(
-          b.getNamedAttr(contract::kPlacement, b.getStringAttr("host")));
+    // Placement is an argument's (the runtime's buffer); results carry none.
+    if (withInits && !slot.empty() && slotOffloaded(slot))
+      list.push_back(b.getNamedAttr(
+          contract::kPlacement,
+          ArgPlacementAttr::get(b.getContext(), Placement::Host)));
     return b.getDictionaryAttr(list);
   };
   auto shardType = [&](Type element) {
@@ -258,13 +260,13 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
   if (paramsSharded) {
     (void)step.insertArgument(step.getNumArguments(),
                               shardType(unit.getParamType()),
-                              attrs("param_shard", "", true), loc);
+                              attrs(Role::ParamShard, "", true), loc);
     paramShard = block.getArguments().back();
   }
   SmallVector<Value> stateShards;
   for (auto &[slot, type] : plan.slots) {
     (void)step.insertArgument(step.getNumArguments(), shardType(type),
-                              attrs("opt_state_shard", slot, true), loc);
+                              attrs(Role::OptStateShard, slot, true), loc);
     stateShards.push_back(block.getArguments().back());
   }
   deadArgs.resize(step.getNumArguments());
@@ -327,7 +329,7 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
   SmallVector<Value> stateOuts = std::move(updated.states);
   if (paramsSharded) {
     newResults.push_back(paramOut);
-    newResultAttrs.push_back(attrs("param_shard_out", "", false));
+    newResultAttrs.push_back(attrs(Role::ParamShardOut, "", false));
   } else {
     // zero1: every rank gets the whole updated parameters back.
     auto fullType =
@@ -349,7 +351,7 @@ LogicalResult ShardPass::shardUnit(UnitPlan &plan) {
   }
   for (auto [value, slot] : llvm::zip(stateOuts, plan.slots)) {
     newResults.push_back(value);
-    newResultAttrs.push_back(attrs("opt_state_shard_out", slot.first, false));
+    newResultAttrs.push_back(attrs(Role::OptStateShardOut, slot.first, false));
   }
   return success();
 }

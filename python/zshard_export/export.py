@@ -18,6 +18,18 @@ from .trace import trace_joint
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\.([A-Za-z_][A-Za-z0-9_]*|[0-9]+))*$")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
+
+
+def _role(name):
+    """The contract's typed role attribute (docs/contract.md, "Roles")."""
+    return Typed(f"#zshard.role<{name}>")
+
+
+def _init(spec):
+    """The contract's typed init attribute for an init spec."""
+    return Typed(f"#zshard.init<{spec}>")
+
+
 # The contract's role of non-trained state (docs/contract.md, "Roles").
 ROLE_BUFFER = "buffer"
 
@@ -111,14 +123,14 @@ def export_step(model, optimizer, batch, loss_fn=None):
     for i, name in enumerate(names):
         p = params[name]
         arg = Val(f"%arg{len(arg_specs)}", p.shape, DTYPES[p.dtype])
-        arg_specs.append((arg, {"zshard.role": "param", "zshard.name": name,
-                                "zshard.init": _init_spec(p)}))
+        arg_specs.append((arg, {"zshard.role": _role("param"), "zshard.name": name,
+                                "zshard.init": _init(_init_spec(p))}))
         env[placeholders[i]] = arg
     for ph, (bname, buf) in zip(placeholders[n_params:], buffers.items()):
         if bname in state_buffers:
             arg = Val(f"%arg{len(arg_specs)}", tuple(buf.shape), "f32")
-            arg_specs.append((arg, {"zshard.role": ROLE_BUFFER, "zshard.name": bname,
-                                    "zshard.init": _init_spec(buf),
+            arg_specs.append((arg, {"zshard.role": _role(ROLE_BUFFER), "zshard.name": bname,
+                                    "zshard.init": _init(_init_spec(buf)),
                                     "zshard.persistent": Typed("true")}))
             env[ph] = arg
     states = {}
@@ -126,23 +138,23 @@ def export_step(model, optimizer, batch, loss_fn=None):
         for name in names:
             p = params[name]
             arg = Val(f"%arg{len(arg_specs)}", p.shape, "f32")
-            arg_specs.append((arg, {"zshard.role": "opt_state", "zshard.name": f"{name}.{slot}",
-                                    "zshard.param": name, "zshard.init": "zeros"}))
+            arg_specs.append((arg, {"zshard.role": _role("opt_state"), "zshard.name": f"{name}.{slot}",
+                                    "zshard.param": name, "zshard.init": _init("zeros")}))
             states[(name, slot)] = arg
     batch_args = []
     for j, (bname, t) in enumerate(batch.items()):
         dt = DTYPES[t.dtype]
         sig_dt = "i32" if dt in ("i64", "i32", "i16", "i8") else dt
         arg = Val(f"%arg{len(arg_specs)}", t.shape, sig_dt)
-        arg_specs.append((arg, {"zshard.role": "batch", "zshard.name": bname}))
+        arg_specs.append((arg, {"zshard.role": _role("batch"), "zshard.name": bname}))
         batch_args.append((placeholders[n_params + len(buffers) + j], arg, dt))
     lr = Val(f"%arg{len(arg_specs)}", (), "f32")
     # The optimizer's lr as the hyper's default: zshard-compile copies it to
     # the manifest and zshard-run uses it unless --lr is given.
-    arg_specs.append((lr, {"zshard.role": "hyper", "zshard.name": "lr",
+    arg_specs.append((lr, {"zshard.role": _role("hyper"), "zshard.name": "lr",
                            "zshard.default": Typed(f"{_f64(groups[names[0]].lr)} : f64")}))
     step = Val(f"%arg{len(arg_specs)}", (), "f32")
-    arg_specs.append((step, {"zshard.role": "hyper", "zshard.name": "step"}))
+    arg_specs.append((step, {"zshard.role": _role("hyper"), "zshard.name": "step"}))
 
     for ph, arg, dt in batch_args:
         if dt != arg.dt:  # widen the i32 batch to the traced integer type
@@ -175,13 +187,13 @@ def export_step(model, optimizer, batch, loss_fn=None):
 
     updates = _emit_adamw(fn, names, params, groups, grads, states, lr, step)
 
-    results = [(loss, {"zshard.role": "loss"})]
+    results = [(loss, {"zshard.role": _role("loss")})]
     for name in names:
-        results.append((updates[name][0], {"zshard.role": "param_out", "zshard.name": name}))
+        results.append((updates[name][0], {"zshard.role": _role("param_out"), "zshard.name": name}))
     for k, slot in enumerate(("exp_avg", "exp_avg_sq")):
         for name in names:
             results.append((updates[name][1 + k],
-                            {"zshard.role": "opt_state_out", "zshard.name": f"{name}.{slot}"}))
+                            {"zshard.role": _role("opt_state_out"), "zshard.name": f"{name}.{slot}"}))
 
     text = _module_text(fn, arg_specs, results, module_classes(model),
                         {STATE_DICT_ATTR: Typed(attribute_text(layout))})

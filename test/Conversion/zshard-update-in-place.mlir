@@ -6,11 +6,11 @@
 // out-parameters are marked in place. The loss is not state: its copy stays.
 #id = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @adamw
-// CHECK-SAME:  %[[W:[a-z0-9]+]]: memref<4xf32> {zshard.name = "w", zshard.role = "param"}
-// CHECK-SAME:  %[[M:[a-z0-9]+]]: memref<4xf32> {zshard.name = "w.exp_avg", zshard.param = "w", zshard.role = "opt_state"}
-// CHECK-SAME:  %[[LOSS:[a-z0-9]+]]: memref<f32> {zshard.role = "loss"}
-// CHECK-SAME:  %{{.*}}: memref<4xf32> {zshard.in_place, zshard.name = "w", zshard.role = "param_out"}
-// CHECK-SAME:  %{{.*}}: memref<4xf32> {zshard.in_place, zshard.name = "w.exp_avg", zshard.role = "opt_state_out"}
+// CHECK-SAME:  %[[W:[a-z0-9]+]]: memref<4xf32> {zshard.name = "w", zshard.role = #zshard.role<param>}
+// CHECK-SAME:  %[[M:[a-z0-9]+]]: memref<4xf32> {zshard.name = "w.exp_avg", zshard.param = "w", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME:  %[[LOSS:[a-z0-9]+]]: memref<f32> {zshard.role = #zshard.role<loss>}
+// CHECK-SAME:  %{{.*}}: memref<4xf32> {zshard.in_place, zshard.name = "w", zshard.role = #zshard.role<param_out>}
+// CHECK-SAME:  %{{.*}}: memref<4xf32> {zshard.in_place, zshard.name = "w.exp_avg", zshard.role = #zshard.role<opt_state_out>}
 // CHECK:       %[[L:.*]] = memref.alloc() : memref<f32>
 // CHECK-NOT:   memref.alloc
 // CHECK:       linalg.generic
@@ -20,12 +20,12 @@
 // CHECK:       memref.copy %[[L]], %[[LOSS]]
 // CHECK-NOT:   memref.copy
 // CHECK:       return
-func.func @adamw(%w: memref<4xf32> {zshard.name = "w", zshard.role = "param"},
-                 %m: memref<4xf32> {zshard.name = "w.exp_avg", zshard.param = "w", zshard.role = "opt_state"},
-                 %g: memref<4xf32> {zshard.name = "x", zshard.role = "batch"},
-                 %loss: memref<f32> {zshard.role = "loss"},
-                 %w_out: memref<4xf32> {zshard.name = "w", zshard.role = "param_out"},
-                 %m_out: memref<4xf32> {zshard.name = "w.exp_avg", zshard.role = "opt_state_out"})
+func.func @adamw(%w: memref<4xf32> {zshard.name = "w", zshard.role = #zshard.role<param>},
+                 %m: memref<4xf32> {zshard.name = "w.exp_avg", zshard.param = "w", zshard.role = #zshard.role<opt_state>},
+                 %g: memref<4xf32> {zshard.name = "x", zshard.role = #zshard.role<batch>},
+                 %loss: memref<f32> {zshard.role = #zshard.role<loss>},
+                 %w_out: memref<4xf32> {zshard.name = "w", zshard.role = #zshard.role<param_out>},
+                 %m_out: memref<4xf32> {zshard.name = "w.exp_avg", zshard.role = #zshard.role<opt_state_out>})
     attributes {zshard.step} {
   %l = memref.alloc() : memref<f32>
   %nw = memref.alloc() : memref<4xf32>
@@ -56,18 +56,18 @@ func.func @adamw(%w: memref<4xf32> {zshard.name = "w", zshard.role = "param"},
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #tr = affine_map<(d0, d1) -> (d1, d0)>
 // CHECK-LABEL: func.func @read_after
-// CHECK-SAME:  %[[W:[a-z0-9]+]]: memref<2x2xf32> {zshard.name = "w", zshard.role = "param"}
-// CHECK-SAME:  {zshard.in_place, zshard.name = "w", zshard.role = "param_out"}
-// CHECK-SAME:  %[[MOUT:[a-z0-9]+]]: memref<2x2xf32> {zshard.name = "w.exp_avg", zshard.role = "opt_state_out"}
+// CHECK-SAME:  %[[W:[a-z0-9]+]]: memref<2x2xf32> {zshard.name = "w", zshard.role = #zshard.role<param>}
+// CHECK-SAME:  {zshard.in_place, zshard.name = "w", zshard.role = #zshard.role<param_out>}
+// CHECK-SAME:  %[[MOUT:[a-z0-9]+]]: memref<2x2xf32> {zshard.name = "w.exp_avg", zshard.role = #zshard.role<opt_state_out>}
 // CHECK:       %[[NW:.*]] = memref.alloc() : memref<2x2xf32>
 // CHECK:       linalg.copy ins(%[[W]] : memref<2x2xf32>)
 // CHECK-NEXT:  memref.copy %[[NW]], %[[W]]
 // CHECK-NEXT:  memref.copy %{{.*}}, %[[MOUT]]
-func.func @read_after(%w: memref<2x2xf32> {zshard.name = "w", zshard.role = "param"},
-                      %m: memref<2x2xf32> {zshard.name = "w.exp_avg", zshard.param = "w", zshard.role = "opt_state"},
-                      %loss: memref<f32> {zshard.role = "loss"},
-                      %w_out: memref<2x2xf32> {zshard.name = "w", zshard.role = "param_out"},
-                      %m_out: memref<2x2xf32> {zshard.name = "w.exp_avg", zshard.role = "opt_state_out"})
+func.func @read_after(%w: memref<2x2xf32> {zshard.name = "w", zshard.role = #zshard.role<param>},
+                      %m: memref<2x2xf32> {zshard.name = "w.exp_avg", zshard.param = "w", zshard.role = #zshard.role<opt_state>},
+                      %loss: memref<f32> {zshard.role = #zshard.role<loss>},
+                      %w_out: memref<2x2xf32> {zshard.name = "w", zshard.role = #zshard.role<param_out>},
+                      %m_out: memref<2x2xf32> {zshard.name = "w.exp_avg", zshard.role = #zshard.role<opt_state_out>})
     attributes {zshard.step} {
   %nw = memref.alloc() : memref<2x2xf32>
   %nm = memref.alloc() : memref<2x2xf32>
@@ -97,13 +97,13 @@ func.func private @zshard_rt_step_all_gather_start(i64, !llvm.ptr, !llvm.ptr, i6
 func.func private @zshard_rt_step_wait(i64)
 // CHECK-LABEL: func.func @async_read
 // CHECK-SAME:  %[[M:[a-z0-9]+]]: memref<4xf32> {zshard.name = "w.exp_avg"
-// CHECK-SAME:  {zshard.in_place, zshard.name = "w.exp_avg", zshard.role = "opt_state_out"}
+// CHECK-SAME:  {zshard.in_place, zshard.name = "w.exp_avg", zshard.role = #zshard.role<opt_state_out>}
 // CHECK:       %[[NM:.*]] = memref.alloc() : memref<4xf32>
 // CHECK:       call @zshard_rt_step_wait
 // CHECK-NEXT:  memref.copy %[[NM]], %[[M]]
-func.func @async_read(%m: memref<4xf32> {zshard.name = "w.exp_avg", zshard.param = "w", zshard.role = "opt_state", zshard.placement = "host"},
-                      %gathered: memref<8xf32> {zshard.name = "x", zshard.role = "batch"},
-                      %m_out: memref<4xf32> {zshard.name = "w.exp_avg", zshard.role = "opt_state_out"})
+func.func @async_read(%m: memref<4xf32> {zshard.name = "w.exp_avg", zshard.param = "w", zshard.role = #zshard.role<opt_state>, zshard.placement = #zshard.placement<host>},
+                      %gathered: memref<8xf32> {zshard.name = "x", zshard.role = #zshard.role<batch>},
+                      %m_out: memref<4xf32> {zshard.name = "w.exp_avg", zshard.role = #zshard.role<opt_state_out>})
     attributes {zshard.step} {
   %c0 = arith.constant 0 : i64
   %c4 = arith.constant 4 : i64
@@ -129,10 +129,10 @@ func.func @async_read(%m: memref<4xf32> {zshard.name = "w.exp_avg", zshard.param
 // writable) and only copies it out: the copy goes.
 #id4 = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @already_in_place
-// CHECK-SAME:  {zshard.in_place, zshard.name = "w", zshard.role = "param_out"}
+// CHECK-SAME:  {zshard.in_place, zshard.name = "w", zshard.role = #zshard.role<param_out>}
 // CHECK-NOT:   memref.copy
-func.func @already_in_place(%w: memref<4xf32> {zshard.name = "w", zshard.role = "param"},
-                            %w_out: memref<4xf32> {zshard.name = "w", zshard.role = "param_out"})
+func.func @already_in_place(%w: memref<4xf32> {zshard.name = "w", zshard.role = #zshard.role<param>},
+                            %w_out: memref<4xf32> {zshard.name = "w", zshard.role = #zshard.role<param_out>})
     attributes {zshard.step} {
   linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel"]} outs(%w : memref<4xf32>) {
   ^bb0(%o: f32):
@@ -154,8 +154,8 @@ func.func @already_in_place(%w: memref<4xf32> {zshard.name = "w", zshard.role = 
 #id5 = affine_map<(d0) -> (d0)>
 func.func private @zshard_rt_step_grid_coord(i32) -> i64
 // CHECK-LABEL: func.func @flat_shard
-// CHECK-SAME:  %[[W:[a-z0-9]+]]: memref<4xf32> {zshard.name = "u", zshard.role = "param_shard"}
-// CHECK-SAME:  {zshard.in_place, zshard.name = "u", zshard.role = "param_shard_out"}
+// CHECK-SAME:  %[[W:[a-z0-9]+]]: memref<4xf32> {zshard.name = "u", zshard.role = #zshard.role<param_shard>}
+// CHECK-SAME:  {zshard.in_place, zshard.name = "u", zshard.role = #zshard.role<param_shard_out>}
 // CHECK-NOT:   memref.alloc() : memref<4xf32>
 // CHECK-NOT:   memref.copy %[[W]]
 // CHECK:       memref.subview %[[W]]
@@ -163,8 +163,8 @@ func.func private @zshard_rt_step_grid_coord(i32) -> i64
 // CHECK:       memref.subview %[[W]]
 // CHECK:       memref.subview %[[W]]
 // CHECK-NOT:   memref.copy %{{.*}}, %arg
-func.func @flat_shard(%w: memref<4xf32> {zshard.name = "u", zshard.role = "param_shard"},
-                      %w_out: memref<4xf32> {zshard.name = "u", zshard.role = "param_shard_out"})
+func.func @flat_shard(%w: memref<4xf32> {zshard.name = "u", zshard.role = #zshard.role<param_shard>},
+                      %w_out: memref<4xf32> {zshard.name = "u", zshard.role = #zshard.role<param_shard_out>})
     attributes {zshard.step} {
   %c0_i32 = arith.constant 0 : i32
   %c0 = arith.constant 0 : index
@@ -225,14 +225,14 @@ func.func @flat_shard(%w: memref<4xf32> {zshard.name = "u", zshard.role = "param
 #id6 = affine_map<(d0) -> (d0)>
 func.func private @zshard_rt_step_grid_coord(i32) -> i64
 // CHECK-LABEL: func.func @overlapping_slices
-// CHECK-SAME:  %[[W:[a-z0-9]+]]: memref<4xf32> {zshard.name = "u", zshard.role = "param_shard"}
-// CHECK-SAME:  {zshard.in_place, zshard.name = "u", zshard.role = "param_shard_out"}
+// CHECK-SAME:  %[[W:[a-z0-9]+]]: memref<4xf32> {zshard.name = "u", zshard.role = #zshard.role<param_shard>}
+// CHECK-SAME:  {zshard.in_place, zshard.name = "u", zshard.role = #zshard.role<param_shard_out>}
 // CHECK:       %[[U:.*]] = memref.alloc() : memref<4xf32>
 // CHECK:       memref.copy %[[W]], %[[U]]
 // CHECK:       memref.copy %[[U]], %[[W]]
 // CHECK-NEXT:  return
-func.func @overlapping_slices(%w: memref<4xf32> {zshard.name = "u", zshard.role = "param_shard"},
-                              %w_out: memref<4xf32> {zshard.name = "u", zshard.role = "param_shard_out"})
+func.func @overlapping_slices(%w: memref<4xf32> {zshard.name = "u", zshard.role = #zshard.role<param_shard>},
+                              %w_out: memref<4xf32> {zshard.name = "u", zshard.role = #zshard.role<param_shard_out>})
     attributes {zshard.step} {
   %c0_i32 = arith.constant 0 : i32
   %c0 = arith.constant 0 : index
@@ -281,9 +281,9 @@ func.func @overlapping_slices(%w: memref<4xf32> {zshard.name = "u", zshard.role 
 // CHECK-LABEL: func.func @read_last
 // CHECK-NOT:   zshard.in_place
 // expected-warning @+1 {{offloaded 'w.exp_avg' is updated through a temporary in device memory: the step reads it after its update}}
-func.func @read_last(%m: memref<4xf32> {zshard.name = "w.exp_avg", zshard.param = "w", zshard.role = "opt_state", zshard.placement = "host"},
-                     %x: memref<4xf32> {zshard.name = "x", zshard.role = "batch"},
-                     %m_out: memref<4xf32> {zshard.name = "w.exp_avg", zshard.role = "opt_state_out"})
+func.func @read_last(%m: memref<4xf32> {zshard.name = "w.exp_avg", zshard.param = "w", zshard.role = #zshard.role<opt_state>, zshard.placement = #zshard.placement<host>},
+                     %x: memref<4xf32> {zshard.name = "x", zshard.role = #zshard.role<batch>},
+                     %m_out: memref<4xf32> {zshard.name = "w.exp_avg", zshard.role = #zshard.role<opt_state_out>})
     attributes {zshard.step} {
   %nm = memref.alloc() : memref<4xf32>
   linalg.generic {indexing_maps = [#id7, #id7], iterator_types = ["parallel"]}
@@ -303,24 +303,24 @@ func.func @read_last(%m: memref<4xf32> {zshard.name = "w.exp_avg", zshard.param 
 // which is not state, is not.
 #id = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: module attributes {zshard.abi = #zshard.step_abi<step = "recorded"
-// CHECK-SAME:  results = [#zshard.abi_result<role = "loss", type = tensor<f32>>,
-// CHECK-SAME:  #zshard.abi_result<role = "param_out", name = "w", type = tensor<4xf32>, in_place = true>,
-// CHECK-SAME:  #zshard.abi_result<role = "opt_state_out", name = "w.exp_avg", type = tensor<4xf32>, in_place = true>]
+// CHECK-SAME:  results = [#zshard.abi_result<role = loss, type = tensor<f32>>,
+// CHECK-SAME:  #zshard.abi_result<role = param_out, name = "w", type = tensor<4xf32>, in_place = true>,
+// CHECK-SAME:  #zshard.abi_result<role = opt_state_out, name = "w.exp_avg", type = tensor<4xf32>, in_place = true>]
 // CHECK-LABEL: func.func @recorded
 module attributes {zshard.abi = #zshard.step_abi<step = "recorded",
-    arguments = [#zshard.abi_argument<role = "param", name = "w", type = tensor<4xf32>>,
-                 #zshard.abi_argument<role = "opt_state", name = "w.exp_avg", type = tensor<4xf32>, param = "w">,
-                 #zshard.abi_argument<role = "batch", name = "x", type = tensor<4xf32>>],
-    results = [#zshard.abi_result<role = "loss", type = tensor<f32>>,
-               #zshard.abi_result<role = "param_out", name = "w", type = tensor<4xf32>>,
-               #zshard.abi_result<role = "opt_state_out", name = "w.exp_avg", type = tensor<4xf32>>],
+    arguments = [#zshard.abi_argument<role = param, name = "w", type = tensor<4xf32>>,
+                 #zshard.abi_argument<role = opt_state, name = "w.exp_avg", type = tensor<4xf32>, param = "w">,
+                 #zshard.abi_argument<role = batch, name = "x", type = tensor<4xf32>>],
+    results = [#zshard.abi_result<role = loss, type = tensor<f32>>,
+               #zshard.abi_result<role = param_out, name = "w", type = tensor<4xf32>>,
+               #zshard.abi_result<role = opt_state_out, name = "w.exp_avg", type = tensor<4xf32>>],
     units = [], ranks = 1>} {
-func.func @recorded(%w: memref<4xf32> {zshard.name = "w", zshard.role = "param"},
-                    %m: memref<4xf32> {zshard.name = "w.exp_avg", zshard.param = "w", zshard.role = "opt_state"},
-                    %g: memref<4xf32> {zshard.name = "x", zshard.role = "batch"},
-                    %loss: memref<f32> {zshard.role = "loss"},
-                    %w_out: memref<4xf32> {zshard.name = "w", zshard.role = "param_out"},
-                    %m_out: memref<4xf32> {zshard.name = "w.exp_avg", zshard.role = "opt_state_out"})
+func.func @recorded(%w: memref<4xf32> {zshard.name = "w", zshard.role = #zshard.role<param>},
+                    %m: memref<4xf32> {zshard.name = "w.exp_avg", zshard.param = "w", zshard.role = #zshard.role<opt_state>},
+                    %g: memref<4xf32> {zshard.name = "x", zshard.role = #zshard.role<batch>},
+                    %loss: memref<f32> {zshard.role = #zshard.role<loss>},
+                    %w_out: memref<4xf32> {zshard.name = "w", zshard.role = #zshard.role<param_out>},
+                    %m_out: memref<4xf32> {zshard.name = "w.exp_avg", zshard.role = #zshard.role<opt_state_out>})
     attributes {zshard.step} {
   %l = memref.alloc() : memref<f32>
   %nw = memref.alloc() : memref<4xf32>

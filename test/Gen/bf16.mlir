@@ -11,18 +11,18 @@
 // RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 --dtype bf16 | zshard-opt --canonicalize --cse | FileCheck %s --check-prefix=CANON
 
 // CHECK-LABEL: func.func @train_step(
-// CHECK-SAME: %arg0: tensor<8x16xbf16> {zshard.init = "normal(0, 0.02)", zshard.name = "fc.0.weight", zshard.role = "param"}
-// CHECK-SAME: %arg3: tensor<4xbf16> {zshard.init = "zeros", zshard.name = "fc.1.bias", zshard.role = "param"}
-// CHECK-SAME: %arg4: tensor<8x16xf32> {zshard.init = "zeros", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.role = "opt_state"}
-// CHECK-SAME: %arg8: tensor<8x16xf32> {zshard.init = "zeros", zshard.name = "fc.0.weight.exp_avg_sq", zshard.param = "fc.0.weight", zshard.role = "opt_state"}
-// CHECK-SAME: %arg12: tensor<8x16xf32> {zshard.init = "param", zshard.name = "fc.0.weight.master", zshard.param = "fc.0.weight", zshard.role = "opt_state"}
-// CHECK-SAME: %arg15: tensor<4xf32> {zshard.init = "param", zshard.name = "fc.1.bias.master", zshard.param = "fc.1.bias", zshard.role = "opt_state"}
-// CHECK-SAME: %arg16: tensor<4x8xf32> {zshard.name = "x", zshard.role = "batch"}
-// CHECK-SAME: %arg17: tensor<4x4xf32> {zshard.name = "target", zshard.role = "batch"}
-// CHECK-SAME: -> (tensor<f32> {zshard.role = "loss"}, tensor<8x16xbf16> {zshard.name = "fc.0.weight", zshard.role = "param_out"}
-// CHECK-SAME: tensor<4xf32> {zshard.name = "fc.1.bias.exp_avg_sq", zshard.role = "opt_state_out"}
-// CHECK-SAME: tensor<8x16xf32> {zshard.name = "fc.0.weight.master", zshard.role = "opt_state_out"}
-// CHECK-SAME: tensor<4xf32> {zshard.name = "fc.1.bias.master", zshard.role = "opt_state_out"})
+// CHECK-SAME: %arg0: tensor<8x16xbf16> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "fc.0.weight", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg3: tensor<4xbf16> {zshard.init = #zshard.init<zeros>, zshard.name = "fc.1.bias", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg4: tensor<8x16xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg8: tensor<8x16xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "fc.0.weight.exp_avg_sq", zshard.param = "fc.0.weight", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg12: tensor<8x16xf32> {zshard.init = #zshard.init<param>, zshard.name = "fc.0.weight.master", zshard.param = "fc.0.weight", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg15: tensor<4xf32> {zshard.init = #zshard.init<param>, zshard.name = "fc.1.bias.master", zshard.param = "fc.1.bias", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg16: tensor<4x8xf32> {zshard.name = "x", zshard.role = #zshard.role<batch>}
+// CHECK-SAME: %arg17: tensor<4x4xf32> {zshard.name = "target", zshard.role = #zshard.role<batch>}
+// CHECK-SAME: -> (tensor<f32> {zshard.role = #zshard.role<loss>}, tensor<8x16xbf16> {zshard.name = "fc.0.weight", zshard.role = #zshard.role<param_out>}
+// CHECK-SAME: tensor<4xf32> {zshard.name = "fc.1.bias.exp_avg_sq", zshard.role = #zshard.role<opt_state_out>}
+// CHECK-SAME: tensor<8x16xf32> {zshard.name = "fc.0.weight.master", zshard.role = #zshard.role<opt_state_out>}
+// CHECK-SAME: tensor<4xf32> {zshard.name = "fc.1.bias.master", zshard.role = #zshard.role<opt_state_out>})
 
 // The f32 batch is rounded to bf16 once.
 // CHECK: %[[X:.*]] = linalg.generic {{.*}} ins(%arg16 : tensor<4x8xf32>) outs(%{{.*}} : tensor<4x8xbf16>)
@@ -48,9 +48,9 @@
 // OP: return %{{.*}}, %[[W0]], {{.*}}, %[[W0M]], {{.*}}, %[[W0V]], {{.*}}, %[[W0W]],
 
 // GPT-LABEL: func.func @train_step(
-// GPT-SAME: %arg0: tensor<16x8xbf16> {zshard.init = "normal(0, 0.02)", zshard.name = "wte", zshard.role = "param"}
-// GPT-SAME: tensor<16x8xf32> {zshard.init = "param", zshard.name = "wte.master", zshard.param = "wte", zshard.role = "opt_state"}
-// GPT-SAME: tensor<2x4xi32> {zshard.name = "tokens", zshard.role = "batch"}
+// GPT-SAME: %arg0: tensor<16x8xbf16> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "wte", zshard.role = #zshard.role<param>}
+// GPT-SAME: tensor<16x8xf32> {zshard.init = #zshard.init<param>, zshard.name = "wte.master", zshard.param = "wte", zshard.role = #zshard.role<opt_state>}
+// GPT-SAME: tensor<2x4xi32> {zshard.name = "tokens", zshard.role = #zshard.role<batch>}
 // The embedding gathers bf16 rows.
 // GPT: tensor.extract %arg0[{{.*}}] : tensor<16x8xbf16>
 // Attention: bf16 q, k, v widened to f32 for zshard.causal_attention.

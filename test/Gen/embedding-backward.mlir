@@ -15,7 +15,7 @@
 // RUN: zshard-opt %t.mlir --mlir-print-debuginfo=false --zshard-bufferize-step --zshard-bufferized-step-to-cuda=format=isa --mlir-print-ir-after=zshard-check-host-memory-access -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUDA
 
 // CHECK-LABEL: func.func @train_step(
-// CHECK-SAME: %[[TOKENS:arg51]]: tensor<2x4xi32> {zshard.name = "tokens", zshard.role = "batch"}
+// CHECK-SAME: %[[TOKENS:arg51]]: tensor<2x4xi32> {zshard.name = "tokens", zshard.role = #zshard.role<batch>}
 // CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<1000x8xf32> loc("wte")
 // CHECK-NEXT: %[[GRAD:.*]] = scf.forall (%[[J:.*]]) in (8) shared_outs(%[[OUT:.*]] = %[[ZERO]]) -> (tensor<1000x8xf32>) {
 // CHECK-NEXT: %[[COL:.*]] = tensor.extract_slice %[[OUT]][0, %[[J]]] [1000, 1] [1, 1] : tensor<1000x8xf32> to tensor<1000xf32>

@@ -8,14 +8,14 @@
 // RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 --tied | zshard-opt --zshard-verify-contract | FileCheck %s --check-prefix=VERIFY
 
 // CHECK-LABEL: func.func @train_step(
-// CHECK-SAME: %arg0: tensor<16x8xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "wte", zshard.role = "param"}
-// CHECK-SAME: %arg15: tensor<8xf32> {zshard.init = "zeros", zshard.name = "ln_f.bias", zshard.role = "param"}
-// CHECK-SAME: %arg16: tensor<16x8xf32> {zshard.init = "zeros", zshard.name = "wte.exp_avg", zshard.param = "wte", zshard.role = "opt_state"}
-// CHECK-SAME: %arg31: tensor<8xf32> {zshard.init = "zeros", zshard.name = "ln_f.bias.exp_avg", zshard.param = "ln_f.bias", zshard.role = "opt_state"}
-// CHECK-SAME: %arg32: tensor<16x8xf32> {zshard.init = "zeros", zshard.name = "wte.exp_avg_sq", zshard.param = "wte", zshard.role = "opt_state"}
-// CHECK-SAME: %arg48: tensor<2x4xi32> {zshard.name = "tokens", zshard.role = "batch"}
-// CHECK-SAME: %arg49: tensor<2x4xi32> {zshard.name = "targets", zshard.role = "batch"}
-// CHECK-SAME: %arg51: tensor<f32> {zshard.name = "step", zshard.role = "hyper"} loc(""))
+// CHECK-SAME: %arg0: tensor<16x8xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "wte", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg15: tensor<8xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "ln_f.bias", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg16: tensor<16x8xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "wte.exp_avg", zshard.param = "wte", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg31: tensor<8xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "ln_f.bias.exp_avg", zshard.param = "ln_f.bias", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg32: tensor<16x8xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "wte.exp_avg_sq", zshard.param = "wte", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg48: tensor<2x4xi32> {zshard.name = "tokens", zshard.role = #zshard.role<batch>}
+// CHECK-SAME: %arg49: tensor<2x4xi32> {zshard.name = "targets", zshard.role = #zshard.role<batch>}
+// CHECK-SAME: %arg51: tensor<f32> {zshard.name = "step", zshard.role = #zshard.role<hyper>} loc(""))
 
 // CHECK: tensor.extract %arg0[
 // logits = x @ wte^T (transposed B map on the [V, D] table).

@@ -9,38 +9,38 @@
 // RUN: zshard-gen gpt --layers 2 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 | zshard-opt --zshard-verify-contract --canonicalize --cse | FileCheck %s --check-prefix=CANON
 
 // CHECK-LABEL: func.func @train_step(
-// CHECK-SAME: %arg0: tensor<16x8xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "wte", zshard.role = "param"}
-// CHECK-SAME: %arg1: tensor<4x8xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "wpe", zshard.role = "param"}
-// CHECK-SAME: %arg2: tensor<8xf32> {zshard.init = "ones", zshard.name = "h.0.ln_1.weight", zshard.role = "param"}
-// CHECK-SAME: %arg3: tensor<8xf32> {zshard.init = "zeros", zshard.name = "h.0.ln_1.bias", zshard.role = "param"}
-// CHECK-SAME: %arg4: tensor<8x24xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "h.0.attn.c_attn.weight", zshard.role = "param"}
-// CHECK-SAME: %arg5: tensor<24xf32> {zshard.init = "zeros", zshard.name = "h.0.attn.c_attn.bias", zshard.role = "param"}
-// CHECK-SAME: %arg6: tensor<8x8xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "h.0.attn.c_proj.weight", zshard.role = "param"}
-// CHECK-SAME: %arg7: tensor<8xf32> {zshard.init = "zeros", zshard.name = "h.0.attn.c_proj.bias", zshard.role = "param"}
-// CHECK-SAME: %arg8: tensor<8xf32> {zshard.init = "ones", zshard.name = "h.0.ln_2.weight", zshard.role = "param"}
-// CHECK-SAME: %arg9: tensor<8xf32> {zshard.init = "zeros", zshard.name = "h.0.ln_2.bias", zshard.role = "param"}
-// CHECK-SAME: %arg10: tensor<8x32xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "h.0.mlp.c_fc.weight", zshard.role = "param"}
-// CHECK-SAME: %arg11: tensor<32xf32> {zshard.init = "zeros", zshard.name = "h.0.mlp.c_fc.bias", zshard.role = "param"}
-// CHECK-SAME: %arg12: tensor<32x8xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "h.0.mlp.c_proj.weight", zshard.role = "param"}
-// CHECK-SAME: %arg13: tensor<8xf32> {zshard.init = "zeros", zshard.name = "h.0.mlp.c_proj.bias", zshard.role = "param"}
-// CHECK-SAME: %arg14: tensor<8xf32> {zshard.init = "ones", zshard.name = "h.1.ln_1.weight", zshard.role = "param"}
-// CHECK-SAME: zshard.name = "h.1.mlp.c_proj.bias", zshard.role = "param"}
-// CHECK-SAME: %arg26: tensor<8xf32> {zshard.init = "ones", zshard.name = "ln_f.weight", zshard.role = "param"}
-// CHECK-SAME: %arg27: tensor<8xf32> {zshard.init = "zeros", zshard.name = "ln_f.bias", zshard.role = "param"}
-// CHECK-SAME: %arg28: tensor<8x16xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "lm_head.weight", zshard.role = "param"}
-// CHECK-SAME: %arg29: tensor<16x8xf32> {zshard.init = "zeros", zshard.name = "wte.exp_avg", zshard.param = "wte", zshard.role = "opt_state"}
-// CHECK-SAME: %arg57: tensor<8x16xf32> {zshard.init = "zeros", zshard.name = "lm_head.weight.exp_avg", zshard.param = "lm_head.weight", zshard.role = "opt_state"}
-// CHECK-SAME: %arg58: tensor<16x8xf32> {zshard.init = "zeros", zshard.name = "wte.exp_avg_sq", zshard.param = "wte", zshard.role = "opt_state"}
-// CHECK-SAME: %arg86: tensor<8x16xf32> {zshard.init = "zeros", zshard.name = "lm_head.weight.exp_avg_sq", zshard.param = "lm_head.weight", zshard.role = "opt_state"}
-// CHECK-SAME: %arg87: tensor<2x4xi32> {zshard.name = "tokens", zshard.role = "batch"}
-// CHECK-SAME: %arg88: tensor<2x4xi32> {zshard.name = "targets", zshard.role = "batch"}
-// CHECK-SAME: %arg89: tensor<f32> {zshard.name = "lr", zshard.role = "hyper"}
-// CHECK-SAME: %arg90: tensor<f32> {zshard.name = "step", zshard.role = "hyper"} loc(""))
-// CHECK-SAME: -> (tensor<f32> {zshard.role = "loss"},
-// CHECK-SAME: tensor<16x8xf32> {zshard.name = "wte", zshard.role = "param_out"}
-// CHECK-SAME: tensor<8x16xf32> {zshard.name = "lm_head.weight", zshard.role = "param_out"}
-// CHECK-SAME: tensor<16x8xf32> {zshard.name = "wte.exp_avg", zshard.role = "opt_state_out"}
-// CHECK-SAME: tensor<8x16xf32> {zshard.name = "lm_head.weight.exp_avg_sq", zshard.role = "opt_state_out"})
+// CHECK-SAME: %arg0: tensor<16x8xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "wte", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg1: tensor<4x8xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "wpe", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg2: tensor<8xf32> {zshard.init = #zshard.init<ones>, zshard.name = "h.0.ln_1.weight", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg3: tensor<8xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "h.0.ln_1.bias", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg4: tensor<8x24xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "h.0.attn.c_attn.weight", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg5: tensor<24xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "h.0.attn.c_attn.bias", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg6: tensor<8x8xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "h.0.attn.c_proj.weight", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg7: tensor<8xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "h.0.attn.c_proj.bias", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg8: tensor<8xf32> {zshard.init = #zshard.init<ones>, zshard.name = "h.0.ln_2.weight", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg9: tensor<8xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "h.0.ln_2.bias", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg10: tensor<8x32xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "h.0.mlp.c_fc.weight", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg11: tensor<32xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "h.0.mlp.c_fc.bias", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg12: tensor<32x8xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "h.0.mlp.c_proj.weight", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg13: tensor<8xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "h.0.mlp.c_proj.bias", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg14: tensor<8xf32> {zshard.init = #zshard.init<ones>, zshard.name = "h.1.ln_1.weight", zshard.role = #zshard.role<param>}
+// CHECK-SAME: zshard.name = "h.1.mlp.c_proj.bias", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg26: tensor<8xf32> {zshard.init = #zshard.init<ones>, zshard.name = "ln_f.weight", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg27: tensor<8xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "ln_f.bias", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg28: tensor<8x16xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "lm_head.weight", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg29: tensor<16x8xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "wte.exp_avg", zshard.param = "wte", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg57: tensor<8x16xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "lm_head.weight.exp_avg", zshard.param = "lm_head.weight", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg58: tensor<16x8xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "wte.exp_avg_sq", zshard.param = "wte", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg86: tensor<8x16xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "lm_head.weight.exp_avg_sq", zshard.param = "lm_head.weight", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg87: tensor<2x4xi32> {zshard.name = "tokens", zshard.role = #zshard.role<batch>}
+// CHECK-SAME: %arg88: tensor<2x4xi32> {zshard.name = "targets", zshard.role = #zshard.role<batch>}
+// CHECK-SAME: %arg89: tensor<f32> {zshard.name = "lr", zshard.role = #zshard.role<hyper>}
+// CHECK-SAME: %arg90: tensor<f32> {zshard.name = "step", zshard.role = #zshard.role<hyper>} loc(""))
+// CHECK-SAME: -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+// CHECK-SAME: tensor<16x8xf32> {zshard.name = "wte", zshard.role = #zshard.role<param_out>}
+// CHECK-SAME: tensor<8x16xf32> {zshard.name = "lm_head.weight", zshard.role = #zshard.role<param_out>}
+// CHECK-SAME: tensor<16x8xf32> {zshard.name = "wte.exp_avg", zshard.role = #zshard.role<opt_state_out>}
+// CHECK-SAME: tensor<8x16xf32> {zshard.name = "lm_head.weight.exp_avg_sq", zshard.role = #zshard.role<opt_state_out>})
 // CHECK-SAME: attributes {zshard.module_classes = {h.0 = "GPT2Block", h.0.attn = "GPT2Attention", h.0.attn.c_attn = "Conv1D", {{.*}}, h.1.mlp.c_proj = "Conv1D", lm_head = "Linear", ln_f = "LayerNorm"}, zshard.step}
 
 // The embedding gather: a tensor.extract of wte at the token and column.

@@ -21,9 +21,9 @@
 
 // L70: module attributes {zshard.shapes_only}
 // L70: func.func @train_step(%arg0: tensor<32000x8192xf32>
-// L70-SAME: %arg1: tensor<8192x8192xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.self_attn.q_proj.weight"
-// L70-SAME: %arg2: tensor<1024x8192xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.self_attn.k_proj.weight"
-// L70-SAME: %arg5: tensor<28672x8192xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.mlp.gate_proj.weight"
+// L70-SAME: %arg1: tensor<8192x8192xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "model.layers.0.self_attn.q_proj.weight"
+// L70-SAME: %arg2: tensor<1024x8192xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "model.layers.0.self_attn.k_proj.weight"
+// L70-SAME: %arg5: tensor<28672x8192xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "model.layers.0.mlp.gate_proj.weight"
 // L70-SAME: tensor<1x4096xi32> {zshard.name = "tokens"
 // Eight kv heads repeated to 64: [B*H, T, T] scores.
 // 64 query heads over 8 kv heads in one op; no [T, T] scores.

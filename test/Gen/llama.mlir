@@ -14,19 +14,19 @@
 // RUN: zshard-gen llama --layers 1 --d-model 12 --heads 6 --kv-heads 2 --ffn-hidden 20 --vocab 17 --seq 4 --batch 2 --dtype bf16 | zshard-opt --zshard-verify-contract | FileCheck %s --check-prefix=BF16
 
 // CHECK-LABEL: func.func @train_step(
-// CHECK-SAME: %arg0: tensor<17x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.embed_tokens.weight"
-// CHECK-SAME: %arg1: tensor<12x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.self_attn.q_proj.weight"
-// CHECK-SAME: %arg2: tensor<4x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.self_attn.k_proj.weight"
-// CHECK-SAME: %arg3: tensor<4x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.self_attn.v_proj.weight"
-// CHECK-SAME: %arg4: tensor<12x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.self_attn.o_proj.weight"
-// CHECK-SAME: %arg5: tensor<20x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.mlp.gate_proj.weight"
-// CHECK-SAME: %arg6: tensor<20x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.mlp.up_proj.weight"
-// CHECK-SAME: %arg7: tensor<12x20xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "model.layers.0.mlp.down_proj.weight"
-// CHECK-SAME: %arg8: tensor<12xf32> {zshard.init = "ones", zshard.name = "model.layers.0.input_layernorm.weight"
-// CHECK-SAME: %arg9: tensor<12xf32> {zshard.init = "ones", zshard.name = "model.layers.0.post_attention_layernorm.weight"
+// CHECK-SAME: %arg0: tensor<17x12xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "model.embed_tokens.weight"
+// CHECK-SAME: %arg1: tensor<12x12xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "model.layers.0.self_attn.q_proj.weight"
+// CHECK-SAME: %arg2: tensor<4x12xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "model.layers.0.self_attn.k_proj.weight"
+// CHECK-SAME: %arg3: tensor<4x12xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "model.layers.0.self_attn.v_proj.weight"
+// CHECK-SAME: %arg4: tensor<12x12xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "model.layers.0.self_attn.o_proj.weight"
+// CHECK-SAME: %arg5: tensor<20x12xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "model.layers.0.mlp.gate_proj.weight"
+// CHECK-SAME: %arg6: tensor<20x12xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "model.layers.0.mlp.up_proj.weight"
+// CHECK-SAME: %arg7: tensor<12x20xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "model.layers.0.mlp.down_proj.weight"
+// CHECK-SAME: %arg8: tensor<12xf32> {zshard.init = #zshard.init<ones>, zshard.name = "model.layers.0.input_layernorm.weight"
+// CHECK-SAME: %arg9: tensor<12xf32> {zshard.init = #zshard.init<ones>, zshard.name = "model.layers.0.post_attention_layernorm.weight"
 // CHECK-SAME: zshard.name = "model.layers.1.post_attention_layernorm.weight"
-// CHECK-SAME: %arg19: tensor<12xf32> {zshard.init = "ones", zshard.name = "model.norm.weight"
-// CHECK-SAME: %arg20: tensor<17x12xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "lm_head.weight"
+// CHECK-SAME: %arg19: tensor<12xf32> {zshard.init = #zshard.init<ones>, zshard.name = "model.norm.weight"
+// CHECK-SAME: %arg20: tensor<17x12xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "lm_head.weight"
 // CHECK-NOT: bias
 // CHECK-SAME: tensor<2x4xi32> {zshard.name = "tokens"
 // The rotary tables, [T, hd/2].
@@ -55,5 +55,5 @@
 // MHA: zshard.name = "model.layers.0.self_attn.k_proj.weight"
 // MHA-NOT: floordiv
 
-// BF16: %arg0: tensor<17x12xbf16> {zshard.init = "normal(0, 0.02)", zshard.name = "model.embed_tokens.weight"
+// BF16: %arg0: tensor<17x12xbf16> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "model.embed_tokens.weight"
 // BF16: zshard.name = "model.embed_tokens.weight.master"

@@ -7,10 +7,10 @@
 // RUN: zshard-gen mlp --widths 8,4 --batch 3 --loss xent | zshard-opt --zshard-verify-contract | FileCheck %s --check-prefix=VERIFY
 
 // CHECK-LABEL: func.func @train_step(
-// CHECK-SAME: %arg6: tensor<3x8xf32> {zshard.name = "x", zshard.role = "batch"}
-// CHECK-SAME: %arg7: tensor<3xi32> {zshard.name = "labels", zshard.role = "batch"}
-// CHECK-SAME: %arg8: tensor<f32> {zshard.name = "lr", zshard.role = "hyper"}
-// CHECK-SAME: %arg9: tensor<f32> {zshard.name = "step", zshard.role = "hyper"} loc(""))
+// CHECK-SAME: %arg6: tensor<3x8xf32> {zshard.name = "x", zshard.role = #zshard.role<batch>}
+// CHECK-SAME: %arg7: tensor<3xi32> {zshard.name = "labels", zshard.role = #zshard.role<batch>}
+// CHECK-SAME: %arg8: tensor<f32> {zshard.name = "lr", zshard.role = #zshard.role<hyper>}
+// CHECK-SAME: %arg9: tensor<f32> {zshard.name = "step", zshard.role = #zshard.role<hyper>} loc(""))
 
 // CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %arg1 : tensor<3x4xf32>, tensor<4xf32>)
 // Row max, then the row sum of exp(y - max).

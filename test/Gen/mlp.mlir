@@ -11,35 +11,35 @@
 // RUN: zshard-gen mlp --widths 8,16,4 --batch 4 | zshard-opt --zshard-verify-contract --canonicalize --cse | FileCheck %s --check-prefix=CANON
 
 // CHECK-LABEL: func.func @train_step(
-// CHECK-SAME: %arg0: tensor<8x16xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "fc.0.weight", zshard.role = "param"}
-// CHECK-SAME: %arg1: tensor<16xf32> {zshard.init = "zeros", zshard.name = "fc.0.bias", zshard.role = "param"}
-// CHECK-SAME: %arg2: tensor<16x4xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "fc.1.weight", zshard.role = "param"}
-// CHECK-SAME: %arg3: tensor<4xf32> {zshard.init = "zeros", zshard.name = "fc.1.bias", zshard.role = "param"}
-// CHECK-SAME: %arg4: tensor<8x16xf32> {zshard.init = "zeros", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.role = "opt_state"}
-// CHECK-SAME: %arg5: tensor<16xf32> {zshard.init = "zeros", zshard.name = "fc.0.bias.exp_avg", zshard.param = "fc.0.bias", zshard.role = "opt_state"}
-// CHECK-SAME: %arg6: tensor<16x4xf32> {zshard.init = "zeros", zshard.name = "fc.1.weight.exp_avg", zshard.param = "fc.1.weight", zshard.role = "opt_state"}
-// CHECK-SAME: %arg7: tensor<4xf32> {zshard.init = "zeros", zshard.name = "fc.1.bias.exp_avg", zshard.param = "fc.1.bias", zshard.role = "opt_state"}
-// CHECK-SAME: %arg8: tensor<8x16xf32> {zshard.init = "zeros", zshard.name = "fc.0.weight.exp_avg_sq", zshard.param = "fc.0.weight", zshard.role = "opt_state"}
-// CHECK-SAME: %arg9: tensor<16xf32> {zshard.init = "zeros", zshard.name = "fc.0.bias.exp_avg_sq", zshard.param = "fc.0.bias", zshard.role = "opt_state"}
-// CHECK-SAME: %arg10: tensor<16x4xf32> {zshard.init = "zeros", zshard.name = "fc.1.weight.exp_avg_sq", zshard.param = "fc.1.weight", zshard.role = "opt_state"}
-// CHECK-SAME: %arg11: tensor<4xf32> {zshard.init = "zeros", zshard.name = "fc.1.bias.exp_avg_sq", zshard.param = "fc.1.bias", zshard.role = "opt_state"}
-// CHECK-SAME: %arg12: tensor<4x8xf32> {zshard.name = "x", zshard.role = "batch"}
-// CHECK-SAME: %arg13: tensor<4x4xf32> {zshard.name = "target", zshard.role = "batch"}
-// CHECK-SAME: %arg14: tensor<f32> {zshard.name = "lr", zshard.role = "hyper"}
-// CHECK-SAME: %arg15: tensor<f32> {zshard.name = "step", zshard.role = "hyper"} loc(""))
-// CHECK-SAME: -> (tensor<f32> {zshard.role = "loss"},
-// CHECK-SAME: tensor<8x16xf32> {zshard.name = "fc.0.weight", zshard.role = "param_out"},
-// CHECK-SAME: tensor<16xf32> {zshard.name = "fc.0.bias", zshard.role = "param_out"},
-// CHECK-SAME: tensor<16x4xf32> {zshard.name = "fc.1.weight", zshard.role = "param_out"},
-// CHECK-SAME: tensor<4xf32> {zshard.name = "fc.1.bias", zshard.role = "param_out"},
-// CHECK-SAME: tensor<8x16xf32> {zshard.name = "fc.0.weight.exp_avg", zshard.role = "opt_state_out"},
-// CHECK-SAME: tensor<16xf32> {zshard.name = "fc.0.bias.exp_avg", zshard.role = "opt_state_out"},
-// CHECK-SAME: tensor<16x4xf32> {zshard.name = "fc.1.weight.exp_avg", zshard.role = "opt_state_out"},
-// CHECK-SAME: tensor<4xf32> {zshard.name = "fc.1.bias.exp_avg", zshard.role = "opt_state_out"},
-// CHECK-SAME: tensor<8x16xf32> {zshard.name = "fc.0.weight.exp_avg_sq", zshard.role = "opt_state_out"},
-// CHECK-SAME: tensor<16xf32> {zshard.name = "fc.0.bias.exp_avg_sq", zshard.role = "opt_state_out"},
-// CHECK-SAME: tensor<16x4xf32> {zshard.name = "fc.1.weight.exp_avg_sq", zshard.role = "opt_state_out"},
-// CHECK-SAME: tensor<4xf32> {zshard.name = "fc.1.bias.exp_avg_sq", zshard.role = "opt_state_out"})
+// CHECK-SAME: %arg0: tensor<8x16xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "fc.0.weight", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg1: tensor<16xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "fc.0.bias", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg2: tensor<16x4xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "fc.1.weight", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg3: tensor<4xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "fc.1.bias", zshard.role = #zshard.role<param>}
+// CHECK-SAME: %arg4: tensor<8x16xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg5: tensor<16xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "fc.0.bias.exp_avg", zshard.param = "fc.0.bias", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg6: tensor<16x4xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "fc.1.weight.exp_avg", zshard.param = "fc.1.weight", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg7: tensor<4xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "fc.1.bias.exp_avg", zshard.param = "fc.1.bias", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg8: tensor<8x16xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "fc.0.weight.exp_avg_sq", zshard.param = "fc.0.weight", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg9: tensor<16xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "fc.0.bias.exp_avg_sq", zshard.param = "fc.0.bias", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg10: tensor<16x4xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "fc.1.weight.exp_avg_sq", zshard.param = "fc.1.weight", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg11: tensor<4xf32> {zshard.init = #zshard.init<zeros>, zshard.name = "fc.1.bias.exp_avg_sq", zshard.param = "fc.1.bias", zshard.role = #zshard.role<opt_state>}
+// CHECK-SAME: %arg12: tensor<4x8xf32> {zshard.name = "x", zshard.role = #zshard.role<batch>}
+// CHECK-SAME: %arg13: tensor<4x4xf32> {zshard.name = "target", zshard.role = #zshard.role<batch>}
+// CHECK-SAME: %arg14: tensor<f32> {zshard.name = "lr", zshard.role = #zshard.role<hyper>}
+// CHECK-SAME: %arg15: tensor<f32> {zshard.name = "step", zshard.role = #zshard.role<hyper>} loc(""))
+// CHECK-SAME: -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+// CHECK-SAME: tensor<8x16xf32> {zshard.name = "fc.0.weight", zshard.role = #zshard.role<param_out>},
+// CHECK-SAME: tensor<16xf32> {zshard.name = "fc.0.bias", zshard.role = #zshard.role<param_out>},
+// CHECK-SAME: tensor<16x4xf32> {zshard.name = "fc.1.weight", zshard.role = #zshard.role<param_out>},
+// CHECK-SAME: tensor<4xf32> {zshard.name = "fc.1.bias", zshard.role = #zshard.role<param_out>},
+// CHECK-SAME: tensor<8x16xf32> {zshard.name = "fc.0.weight.exp_avg", zshard.role = #zshard.role<opt_state_out>},
+// CHECK-SAME: tensor<16xf32> {zshard.name = "fc.0.bias.exp_avg", zshard.role = #zshard.role<opt_state_out>},
+// CHECK-SAME: tensor<16x4xf32> {zshard.name = "fc.1.weight.exp_avg", zshard.role = #zshard.role<opt_state_out>},
+// CHECK-SAME: tensor<4xf32> {zshard.name = "fc.1.bias.exp_avg", zshard.role = #zshard.role<opt_state_out>},
+// CHECK-SAME: tensor<8x16xf32> {zshard.name = "fc.0.weight.exp_avg_sq", zshard.role = #zshard.role<opt_state_out>},
+// CHECK-SAME: tensor<16xf32> {zshard.name = "fc.0.bias.exp_avg_sq", zshard.role = #zshard.role<opt_state_out>},
+// CHECK-SAME: tensor<16x4xf32> {zshard.name = "fc.1.weight.exp_avg_sq", zshard.role = #zshard.role<opt_state_out>},
+// CHECK-SAME: tensor<4xf32> {zshard.name = "fc.1.bias.exp_avg_sq", zshard.role = #zshard.role<opt_state_out>})
 // CHECK-SAME: attributes {zshard.step}
 
 // Forward: x @ W0 + b0, GELU (tanh form), @ W1 + b1.

@@ -14,19 +14,19 @@
 // NOTE-NOT: zshard-gen
 
 // L7: module attributes {zshard.shapes_only}
-// L7: func.func @train_step(%arg0: tensor<32000x4096xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "wte", zshard.role = "param"}
-// L7-SAME: %arg1: tensor<4096x4096xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "wpe", zshard.role = "param"}
-// L7-SAME: %arg4: tensor<4096x12288xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "h.0.attn.c_attn.weight", zshard.role = "param"}
-// L7-SAME: tensor<16384x4096xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "h.31.mlp.c_proj.weight", zshard.role = "param"}
-// L7-SAME: tensor<4096x32000xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "lm_head.weight", zshard.role = "param"}
-// L7-SAME: tensor<1x4096xi32> {zshard.name = "tokens", zshard.role = "batch"}
+// L7: func.func @train_step(%arg0: tensor<32000x4096xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "wte", zshard.role = #zshard.role<param>}
+// L7-SAME: %arg1: tensor<4096x4096xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "wpe", zshard.role = #zshard.role<param>}
+// L7-SAME: %arg4: tensor<4096x12288xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "h.0.attn.c_attn.weight", zshard.role = #zshard.role<param>}
+// L7-SAME: tensor<16384x4096xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "h.31.mlp.c_proj.weight", zshard.role = #zshard.role<param>}
+// L7-SAME: tensor<4096x32000xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "lm_head.weight", zshard.role = #zshard.role<param>}
+// L7-SAME: tensor<1x4096xi32> {zshard.name = "tokens", zshard.role = #zshard.role<batch>}
 // Scores per head: [B*H, T, T].
 // L7: zshard.causal_attention {{.*}} : tensor<1x32x4096x128xf32>, tensor<1x32x4096x128xf32>, tensor<1x32x4096x128xf32>
 
 // L70: module attributes {zshard.shapes_only}
 // L70: func.func @train_step(%arg0: tensor<32000x8192xf32>
 // L70-SAME: zshard.name = "h.79.mlp.c_proj.bias"
-// L70-SAME: tensor<8192x32000xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "lm_head.weight", zshard.role = "param"}
+// L70-SAME: tensor<8192x32000xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "lm_head.weight", zshard.role = #zshard.role<param>}
 // L70: zshard.causal_attention {{.*}} : tensor<1x64x4096x128xf32>, tensor<1x64x4096x128xf32>, tensor<1x64x4096x128xf32>
 
 // OVERRIDE: module attributes {zshard.shapes_only}

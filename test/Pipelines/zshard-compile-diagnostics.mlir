@@ -1,7 +1,9 @@
 // RUN: not zshard-compile %s --strategy full_shard --ranks 2 2>&1 | FileCheck %s --check-prefix=SHARD --implicit-check-not=error --implicit-check-not=note
-// RUN: sed 's/zshard.init = "zeros"},/zshard.init = "thirty"},/' %s > %t.contract.mlir
+// RUN: sed 's/zshard.init = #zshard.init<zeros>},/zshard.init = #zshard.init<param>},/' %s > %t.contract.mlir
 // RUN: not zshard-compile %t.contract.mlir 2>&1 | FileCheck %s --check-prefix=CONTRACT --implicit-check-not=error --implicit-check-not=note
 // RUN: not zshard-compile %t.contract.mlir --mlir-print-op-on-diagnostic 2>&1 | FileCheck %s --check-prefix=DUMP
+// RUN: sed 's/zshard.init = #zshard.init<zeros>},/zshard.init = "zeros"},/' %s > %t.string.mlir
+// RUN: not zshard-compile %t.string.mlir 2>&1 | FileCheck %s --check-prefix=STRING --implicit-check-not=error --implicit-check-not=note
 // RUN: echo 'func.func @f(' | not zshard-compile - 2>&1 | FileCheck %s --check-prefix=PARSE --implicit-check-not=error
 // RUN: not zshard-compile %t.missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
 
@@ -14,22 +16,26 @@
 // outside its update (a max), which zshard-shard refuses.
 // SHARD: {{^}}zshard-compile: error: zshard-shard: the gradient of 'fc.weight' is read here, outside its optimizer update; besides the update only whole sums of a gradient (such as the terms of a global gradient norm) can be sharded (at fc){{$}}
 
+// A step written with the contract's old string attributes: the dialect says
+// how to write the typed one, once, before any pass runs.
+// STRING: {{^}}{{.*}}string.mlir:[[#@LINE+7]]:1: error: 'func.func' op argument #0 attribute 'zshard.init' must be a #zshard.init, not the string "zeros" (write #zshard.init<zeros>){{$}}
+
 // A contract error on the step function, which has a file location.
-// CONTRACT: {{^}}{{.*}}contract.mlir:[[#@LINE+4]]:1: error: argument #0 ('fc.weight') has a bad zshard.init 'thirty': expected normal(MEAN, STD), uniform(LOW, HIGH), zeros, ones or param{{$}}
+// CONTRACT: {{^}}{{.*}}contract.mlir:[[#@LINE+4]]:1: error: argument #0 ('fc.weight'): init 'param' copies the parameter an optimizer state belongs to; a parameter cannot use it{{$}}
 // DUMP: error: argument #0
 // DUMP: note: see current operation:
 
 func.func @train_step(
-    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
-    %m: tensor<4xf32> {zshard.init = "zeros", zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight"},
-    %v: tensor<4xf32> {zshard.init = "zeros", zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    %w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %m: tensor<4xf32> {zshard.init = #zshard.init<zeros>, zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight"},
+    %v: tensor<4xf32> {zshard.init = #zshard.init<zeros>, zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight"},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %c1 = arith.constant 1.0 : f32 loc("")

@@ -21,8 +21,8 @@ module attributes {zshard.abi = "train_step"} {
 // Tests that the record must name a lowered step of the module.
 // expected-error @+1 {{the module has no llvm.func @train_step, the step its ABI record names (write the manifest of a lowered step)}}
 module attributes {zshard.abi = #zshard.step_abi<step = "train_step",
-    arguments = [#zshard.abi_argument<role = "param", name = "w", type = tensor<4xf32>>],
-    results = [#zshard.abi_result<role = "loss", type = tensor<f32>>],
+    arguments = [#zshard.abi_argument<role = param, name = "w", type = tensor<4xf32>>],
+    results = [#zshard.abi_result<role = loss, type = tensor<f32>>],
     units = [], ranks = 1>} {
   func.func @train_step(%w: tensor<4xf32>) -> tensor<f32> {
     %l = tensor.empty() : tensor<f32>
@@ -35,8 +35,8 @@ module attributes {zshard.abi = #zshard.step_abi<step = "train_step",
 // Tests that the lowered step must take one buffer per argument and result
 // of its record.
 module attributes {zshard.abi = #zshard.step_abi<step = "train_step",
-    arguments = [#zshard.abi_argument<role = "param", name = "w", type = tensor<4xf32>>],
-    results = [#zshard.abi_result<role = "loss", type = tensor<f32>>],
+    arguments = [#zshard.abi_argument<role = param, name = "w", type = tensor<4xf32>>],
+    results = [#zshard.abi_result<role = loss, type = tensor<f32>>],
     units = [], ranks = 1>} {
   // expected-error @+1 {{the step takes 1 buffers but its ABI record has 2 arguments and results}}
   llvm.func @train_step(%arg0: !llvm.ptr) {

@@ -23,16 +23,16 @@
 // A step without batch arguments has nothing to split.
 // expected-error@+1 {{zshard-accumulate: the step has no batch argument to split into microbatches}}
 func.func @train_step(
-    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
-    %m: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %v: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = "zeros"},
+    %w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %m: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %v: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
     
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")
@@ -62,17 +62,17 @@ func.func @train_step(
 // A scalar batch argument has no rows.
 // expected-error@+1 {{zshard-accumulate: batch argument 's' is a scalar; microbatches are rows of the first dimension of every batch argument}}
 func.func @train_step(
-    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
-    %m: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %v: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %sb: tensor<f32> {zshard.role = "batch", zshard.name = "s"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    %w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %m: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %v: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %sb: tensor<f32> {zshard.role = #zshard.role<batch>, zshard.name = "s"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")
@@ -102,17 +102,17 @@ func.func @train_step(
 // A batch argument read by the optimizer (here as the clipping
 // coefficient) is outside what the microbatches compute.
 func.func @train_step(
-    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
-    %m: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %v: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %sb: tensor<4xf32> {zshard.role = "batch", zshard.name = "scale"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    %w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %m: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %v: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %sb: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "scale"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")
@@ -144,16 +144,16 @@ func.func @train_step(
 // A forward value other than the loss and the gradients read by the
 // optimizer would be that of one microbatch only.
 func.func @train_step(
-    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
-    %m: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %v: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    %w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %m: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %v: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")
@@ -185,9 +185,9 @@ func.func @train_step(
 // nothing is computed per microbatch.
 // expected-error @+1 {{zshard-accumulate: neither the loss nor any gradient is computed in the step}}
 func.func @train_step(
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
-    -> (tensor<f32> {zshard.role = "loss"})
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>})
     attributes {zshard.step} {
   return %lr : tensor<f32> loc("")
 }
@@ -197,16 +197,16 @@ func.func @train_step(
 // A batch mean is made for every microbatch before the first runs, so its
 // input may read only the batch (here it reads the parameter).
 func.func @train_step(
-    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
-    %m: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %v: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    %w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %m: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %v: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")
@@ -235,16 +235,16 @@ func.func @train_step(
 
 // A batch mean of a batch mean has no per-microbatch input.
 func.func @train_step(
-    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
-    %m: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %v: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    %w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %m: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %v: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")

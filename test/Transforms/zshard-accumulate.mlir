@@ -20,8 +20,8 @@
 // after the second microbatch makes them and halved; the unchanged AdamW
 // updates read the averaged gradients.
 // CHECK-LABEL: func.func @train_step(
-// CHECK-SAME:    %[[X:[a-z0-9]+]]: tensor<4x4xf32> {zshard.name = "x", zshard.role = "batch"}
-// CHECK-SAME:    %[[T:[a-z0-9]+]]: tensor<4x3xf32> {zshard.name = "target", zshard.role = "batch"}
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: tensor<4x4xf32> {zshard.name = "x", zshard.role = #zshard.role<batch>}
+// CHECK-SAME:    %[[T:[a-z0-9]+]]: tensor<4x3xf32> {zshard.name = "target", zshard.role = #zshard.role<batch>}
 // CHECK-SAME:    attributes {zshard.microbatches = 2 : i64, zshard.step}
 // CHECK-NEXT:  %[[X0:.*]] = tensor.extract_slice %[[X]][0, 0] [2, 4] [1, 1] {zshard.microbatch = 0 : i64} : tensor<4x4xf32> to tensor<2x4xf32>
 // CHECK-NEXT:  tensor.extract_slice %[[T]][0, 0] [2, 3] [1, 1] {zshard.microbatch = 0 : i64} : tensor<4x3xf32> to tensor<2x3xf32>
@@ -50,7 +50,7 @@
 // unit's accumulated gradients are reduce-scattered once, after the last
 // microbatch.
 // REGATHER-LABEL: func.func @train_step(
-// REGATHER-SAME:    tensor<4x4xf32> {zshard.name = "x", zshard.role = "batch"}
+// REGATHER-SAME:    tensor<4x4xf32> {zshard.name = "x", zshard.role = #zshard.role<batch>}
 // REGATHER:       %[[A:.*]] = zshard.all_gather {{.*}} unit @fc.0
 // REGATHER:       zshard.release %[[A]]
 // REGATHER:       %[[B:.*]] = zshard.all_gather {{.*}} unit @fc.1
@@ -90,7 +90,7 @@
 // sums scaled by 1/3 after the third microbatch, and one all-reduce per
 // unit per step.
 // DDP-LABEL: func.func @train_step(
-// DDP-SAME:    tensor<6x4xf32> {zshard.name = "x", zshard.role = "batch"}
+// DDP-SAME:    tensor<6x4xf32> {zshard.name = "x", zshard.role = #zshard.role<batch>}
 // DDP-SAME:    attributes {zshard.microbatches = 3 : i64, zshard.step}
 // DDP:       tensor.extract_slice %{{.*}}[4, 0] [2, 4] [1, 1] {zshard.microbatch = 2 : i64}
 // DDP:       arith.constant 0.333333343 : f32
@@ -101,7 +101,7 @@
 // DDP:       return
 
 // Tests that one microbatch leaves the step as it is.
-// ONE:     tensor<2x4xf32> {zshard.name = "x", zshard.role = "batch"}
+// ONE:     tensor<2x4xf32> {zshard.name = "x", zshard.role = #zshard.role<batch>}
 // ONE-NOT: zshard.microbatch
 
 // Tests the zshard-shard-step pipeline's options: accumulation, then the

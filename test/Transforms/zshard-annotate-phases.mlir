@@ -24,13 +24,13 @@
 // CHECK-NEXT: linalg.generic {{.*}}zshard.phase = "optimizer"
 // CHECK-NOT:  arith.mulf {{.*}}zshard.phase
 func.func @train_step(
-    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
-    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
-    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
-        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
+    %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<8x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")

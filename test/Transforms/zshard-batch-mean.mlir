@@ -40,7 +40,7 @@
 // copies read only the mask), their mean is the one batch mean, and the
 // microbatches' forward and backward read it without counting again.
 // ACC-LABEL:   func.func @train_step(
-// ACC-SAME:      tensor<4x3xf32> {zshard.name = "mask", zshard.role = "batch"}
+// ACC-SAME:      tensor<4x3xf32> {zshard.name = "mask", zshard.role = #zshard.role<batch>}
 // ACC:         %[[M0:.*]] = tensor.extract_slice %{{.*}}[0, 0] [2, 3] [1, 1] {zshard.microbatch = 0 : i64} : tensor<4x3xf32> to tensor<2x3xf32>
 // ACC:         %[[C0:.*]] = linalg.generic {{.*}} ins(%[[M0]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<f32>) attrs =  {zshard.microbatch = 0 : i64}
 // ACC:         %[[M1:.*]] = tensor.extract_slice %{{.*}}[2, 0] [2, 3] [1, 1] {zshard.microbatch = 1 : i64} : tensor<4x3xf32> to tensor<2x3xf32>

@@ -18,9 +18,9 @@
 // exposed: 2.0625 s.
 shard.grid @world(shape = 4)
 // expected-remark @+1 {{zshard-cost-model: {"collectives":1,"communication_s":1,"compute_s":1.0625,"device":"cpu","exposed_communication_s":1,"flops":1088,"link":"eth10","offload_s":0,"step_s":2.0625}}}
-func.func @train_step(%s: tensor<4xf32> {zshard.role = "batch", zshard.name = "s"},
-                      %a: tensor<8x8xf32> {zshard.role = "batch", zshard.name = "a"})
-    -> (tensor<f32> {zshard.role = "loss"}) attributes {zshard.step} {
+func.func @train_step(%s: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "s"},
+                      %a: tensor<8x8xf32> {zshard.role = #zshard.role<batch>, zshard.name = "a"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>}) attributes {zshard.step} {
   %full = zshard.all_gather %s on @world[0] : tensor<4xf32> -> tensor<16xf32> loc("")
   %c0 = arith.constant 0.0 : f32 loc("")
   %e = tensor.empty() : tensor<8x8xf32> loc("")
@@ -39,9 +39,9 @@ func.func @train_step(%s: tensor<4xf32> {zshard.role = "batch", zshard.name = "s
 // is exposed.
 shard.grid @world(shape = 4)
 // expected-remark @+1 {{zshard-cost-model: {"collectives":1,"communication_s":1,"compute_s":1.0625,"device":"cpu","exposed_communication_s":0,"flops":1088,"link":"eth10","offload_s":0,"step_s":1.0625}}}
-func.func @train_step(%s: tensor<4xf32> {zshard.role = "batch", zshard.name = "s"},
-                      %a: tensor<8x8xf32> {zshard.role = "batch", zshard.name = "a"})
-    -> (tensor<f32> {zshard.role = "loss"}) attributes {zshard.step} {
+func.func @train_step(%s: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "s"},
+                      %a: tensor<8x8xf32> {zshard.role = #zshard.role<batch>, zshard.name = "a"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>}) attributes {zshard.step} {
   %t = zshard.all_gather_start %s on @world[0] : tensor<4xf32> -> !zshard.token<tensor<16xf32>> loc("")
   %c0 = arith.constant 0.0 : f32 loc("")
   %e = tensor.empty() : tensor<8x8xf32> loc("")
@@ -59,16 +59,16 @@ func.func @train_step(%s: tensor<4xf32> {zshard.role = "batch", zshard.name = "s
 // A zshard.adamw costs as the elementwise generic it lowers to: one FLOP per
 // element of its parameter (8x8: 64 FLOPs at 1024 FLOP/s, 0.0625 s).
 // expected-remark @+1 {{zshard-cost-model: {"collectives":0,"communication_s":0,"compute_s":0.0625,"device":"cpu","exposed_communication_s":0,"flops":64,"link":"eth10","offload_s":0,"step_s":0.0625}}}
-func.func @train_step(%w: tensor<8x8xf32> {zshard.role = "param", zshard.name = "w", zshard.init = "zeros"},
-                      %m: tensor<8x8xf32> {zshard.role = "opt_state", zshard.name = "w.exp_avg", zshard.param = "w", zshard.init = "zeros"},
-                      %v: tensor<8x8xf32> {zshard.role = "opt_state", zshard.name = "w.exp_avg_sq", zshard.param = "w", zshard.init = "zeros"},
-                      %g: tensor<8x8xf32> {zshard.role = "batch", zshard.name = "g"},
-                      %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-                      %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<8x8xf32> {zshard.role = "param_out", zshard.name = "w"},
-        tensor<8x8xf32> {zshard.role = "opt_state_out", zshard.name = "w.exp_avg"},
-        tensor<8x8xf32> {zshard.role = "opt_state_out", zshard.name = "w.exp_avg_sq"})
+func.func @train_step(%w: tensor<8x8xf32> {zshard.role = #zshard.role<param>, zshard.name = "w", zshard.init = #zshard.init<zeros>},
+                      %m: tensor<8x8xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "w.exp_avg", zshard.param = "w", zshard.init = #zshard.init<zeros>},
+                      %v: tensor<8x8xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "w.exp_avg_sq", zshard.param = "w", zshard.init = #zshard.init<zeros>},
+                      %g: tensor<8x8xf32> {zshard.role = #zshard.role<batch>, zshard.name = "g"},
+                      %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+                      %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<8x8xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "w"},
+        tensor<8x8xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "w.exp_avg"},
+        tensor<8x8xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "w.exp_avg_sq"})
     attributes {zshard.step} {
   %p, %m2, %v2 = zshard.adamw textbook %w, %g, %m, %v lr %lr step %t
       betas(0.9, 0.95) eps(1.0e-08) weight_decay(0.1)

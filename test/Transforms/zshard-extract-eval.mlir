@@ -22,9 +22,9 @@
 // reduce-scatters and the optimizer are gone. The result is a valid step
 // (--zshard-verify-contract) and the pass leaves an eval step alone.
 // FULL-LABEL: func.func @train_step(
-// FULL-SAME:    zshard.name = "fc.0", zshard.role = "param_shard"
-// FULL-SAME:    zshard.name = "fc.0.exp_avg", zshard.role = "opt_state_shard"
-// FULL-SAME:    -> (tensor<f32> {zshard.role = "loss"}) attributes {zshard.eval, zshard.step}
+// FULL-SAME:    zshard.name = "fc.0", zshard.role = #zshard.role<param_shard>
+// FULL-SAME:    zshard.name = "fc.0.exp_avg", zshard.role = #zshard.role<opt_state_shard>
+// FULL-SAME:    -> (tensor<f32> {zshard.role = #zshard.role<loss>}) attributes {zshard.eval, zshard.step}
 // FULL:      %[[T0:.*]] = zshard.all_gather_start %{{.*}} unit @fc.0
 // FULL-NEXT: %[[G0:.*]] = zshard.wait %[[T0]]
 // FULL-NEXT: %[[T1:.*]] = zshard.all_gather_start %{{.*}} unit @fc.1
@@ -65,20 +65,20 @@
 // NOSHARD: return %{{.*}} : tensor<f32>
 
 // An unsharded step: the forward's three products, not the backward's.
-// PLAIN:   -> (tensor<f32> {zshard.role = "loss"}) attributes {zshard.eval, zshard.step}
+// PLAIN:   -> (tensor<f32> {zshard.role = #zshard.role<loss>}) attributes {zshard.eval, zshard.step}
 // PLAIN-COUNT-3: linalg.matmul
 // PLAIN-NOT: linalg.matmul
 // PLAIN:   return %{{.*}} : tensor<f32>
 
 // Tests that the step's ABI record, when there is one, now describes the
 // eval entry: every argument still, the loss alone as its result.
-// RECORD:      zshard.abi = #zshard.step_abi<step = "train_step", arguments = [#zshard.abi_argument<role = "param"
-// RECORD-SAME: results = [#zshard.abi_result<role = "loss", type = tensor<f32>>], units = []
+// RECORD:      zshard.abi = #zshard.step_abi<step = "train_step", arguments = [#zshard.abi_argument<role = param
+// RECORD-SAME: results = [#zshard.abi_result<role = loss, type = tensor<f32>>], units = []
 
 // Tests that a step without a loss result is refused: it has nothing to
 // evaluate.
 // expected-error @+1 {{zshard-extract-eval: the step has no loss result, so it has nothing to evaluate}}
-func.func @step(%w: tensor<2xf32> {zshard.role = "param", zshard.name = "w", zshard.init = "zeros"})
-    -> (tensor<2xf32> {zshard.role = "param_out", zshard.name = "w"}) attributes {zshard.step} {
+func.func @step(%w: tensor<2xf32> {zshard.role = #zshard.role<param>, zshard.name = "w", zshard.init = #zshard.init<zeros>})
+    -> (tensor<2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "w"}) attributes {zshard.step} {
   return %w : tensor<2xf32>
 }

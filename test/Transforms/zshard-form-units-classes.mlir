@@ -21,17 +21,17 @@
 // NESTED-NEXT: "model.layers.0.norm.w" : 2 at 0
 // NESTED:    zshard.unit @model.layers.1.mlp
 func.func @train_step(
-    %a: tensor<4xf32> {zshard.role = "param", zshard.name = "model.layers.0.mlp.w", zshard.init = "zeros"},
-    %b: tensor<2xf32> {zshard.role = "param", zshard.name = "model.layers.0.norm.w", zshard.init = "ones"},
-    %c: tensor<4xf32> {zshard.role = "param", zshard.name = "model.layers.1.mlp.w", zshard.init = "zeros"},
-    %d: tensor<2xf32> {zshard.role = "param", zshard.name = "model.layers.1.norm.w", zshard.init = "ones"},
-    %e: tensor<2xf32> {zshard.role = "param", zshard.name = "model.norm.weight", zshard.init = "ones"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "model.layers.0.mlp.w"},
-        tensor<2xf32> {zshard.role = "param_out", zshard.name = "model.layers.0.norm.w"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "model.layers.1.mlp.w"},
-        tensor<2xf32> {zshard.role = "param_out", zshard.name = "model.layers.1.norm.w"},
-        tensor<2xf32> {zshard.role = "param_out", zshard.name = "model.norm.weight"})
+    %a: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "model.layers.0.mlp.w", zshard.init = #zshard.init<zeros>},
+    %b: tensor<2xf32> {zshard.role = #zshard.role<param>, zshard.name = "model.layers.0.norm.w", zshard.init = #zshard.init<ones>},
+    %c: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "model.layers.1.mlp.w", zshard.init = #zshard.init<zeros>},
+    %d: tensor<2xf32> {zshard.role = #zshard.role<param>, zshard.name = "model.layers.1.norm.w", zshard.init = #zshard.init<ones>},
+    %e: tensor<2xf32> {zshard.role = #zshard.role<param>, zshard.name = "model.norm.weight", zshard.init = #zshard.init<ones>})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "model.layers.0.mlp.w"},
+        tensor<2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "model.layers.0.norm.w"},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "model.layers.1.mlp.w"},
+        tensor<2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "model.layers.1.norm.w"},
+        tensor<2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "model.norm.weight"})
     attributes {zshard.step, zshard.module_classes = {
       "model" = "LlamaModel",
       "model.layers.0" = "LlamaDecoderLayer", "model.layers.0.mlp" = "LlamaMLP",
@@ -53,11 +53,11 @@ func.func @train_step(
 // CHECK:     zshard.unit @root on @world[0]
 // CHECK-NEXT:  "layers.1.w" : 4 at 0
 func.func @train_step(
-    %a: tensor<4xf32> {zshard.role = "param", zshard.name = "layers.0.w", zshard.init = "zeros"},
-    %b: tensor<4xf32> {zshard.role = "param", zshard.name = "layers.1.w", zshard.init = "zeros"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "layers.0.w"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "layers.1.w"})
+    %a: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "layers.0.w", zshard.init = #zshard.init<zeros>},
+    %b: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "layers.1.w", zshard.init = #zshard.init<zeros>})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "layers.0.w"},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "layers.1.w"})
     attributes {zshard.step, zshard.module_classes = {
       "layers.0" = "LlamaDecoderLayer", "layers.0.mlp" = "LlamaMLP",
       "layers.1" = "MambaLayer"}} {
@@ -71,9 +71,9 @@ func.func @train_step(
 // expected-error@+1 {{zshard-form-units: no module of the step has class 'LlamaDecoderLayer'; its classes are GPT2Block, LayerNorm}}
 module {
 func.func @train_step(
-    %a: tensor<4xf32> {zshard.role = "param", zshard.name = "h.0.w", zshard.init = "zeros"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "h.0.w"})
+    %a: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "h.0.w", zshard.init = #zshard.init<zeros>})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "h.0.w"})
     attributes {zshard.step, zshard.module_classes = {"h.0" = "GPT2Block", "h.0.ln" = "LayerNorm"}} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %l = tensor.from_elements %c0 : tensor<f32> loc("")
@@ -86,9 +86,9 @@ func.func @train_step(
 // expected-error@+1 {{zshard-form-units: layer-classes needs the module classes the frontend records (zshard.module_classes), and the step has none; give module path patterns instead}}
 module {
 func.func @train_step(
-    %a: tensor<4xf32> {zshard.role = "param", zshard.name = "h.0.w", zshard.init = "zeros"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "h.0.w"})
+    %a: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "h.0.w", zshard.init = #zshard.init<zeros>})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "h.0.w"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %l = tensor.from_elements %c0 : tensor<f32> loc("")
@@ -101,9 +101,9 @@ func.func @train_step(
 module {
 // expected-error@+1 {{zshard.module_classes: the class of module 'h.0' must be a non-empty string}}
 func.func @train_step(
-    %a: tensor<4xf32> {zshard.role = "param", zshard.name = "h.0.w", zshard.init = "zeros"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "h.0.w"})
+    %a: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "h.0.w", zshard.init = #zshard.init<zeros>})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "h.0.w"})
     attributes {zshard.step, zshard.module_classes = {"h.0" = 3 : i32}} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %l = tensor.from_elements %c0 : tensor<f32> loc("")

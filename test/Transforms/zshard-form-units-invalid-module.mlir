@@ -6,22 +6,22 @@ module {
 shard.grid @g(shape = 2)
 zshard.unit @fc on @g[0] full_shard padded(8) param(f32) reduce(f32) ["fc.a" : 4 at 0, "fc.b" : 4 at 4]
 func.func @train_step(
-    %a: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.a", zshard.init = "zeros"},
-    %am: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.a.exp_avg", zshard.param = "fc.a", zshard.init = "zeros"},
-    %av: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.a.exp_avg_sq", zshard.param = "fc.a", zshard.init = "zeros"},
-    %b: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.b", zshard.init = "zeros"},
-    %bm: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.b.exp_avg", zshard.param = "fc.b", zshard.init = "zeros"},
-    %bv: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.b.exp_avg_sq", zshard.param = "fc.b", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.a"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.a.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.a.exp_avg_sq"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.b"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.b.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.b.exp_avg_sq"})
+    %a: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.a", zshard.init = #zshard.init<zeros>},
+    %am: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.a.exp_avg", zshard.param = "fc.a", zshard.init = #zshard.init<zeros>},
+    %av: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.a.exp_avg_sq", zshard.param = "fc.a", zshard.init = #zshard.init<zeros>},
+    %b: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.b", zshard.init = #zshard.init<zeros>},
+    %bm: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.b.exp_avg", zshard.param = "fc.b", zshard.init = #zshard.init<zeros>},
+    %bv: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.b.exp_avg_sq", zshard.param = "fc.b", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.a"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.a.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.a.exp_avg_sq"},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.b"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.b.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.b.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")
@@ -58,22 +58,22 @@ func.func @train_step(
 module {
 shard.grid @world(shape = 2)
 func.func @train_step(
-    %a: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.a", zshard.init = "zeros"},
-    %am: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.a.exp_avg", zshard.param = "fc.a", zshard.init = "zeros"},
-    %av: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.a.exp_avg_sq", zshard.param = "fc.a", zshard.init = "zeros"},
-    %b: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.b", zshard.init = "zeros"},
-    %bm: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.b.exp_avg", zshard.param = "fc.b", zshard.init = "zeros"},
-    %bv: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.b.exp_avg_sq", zshard.param = "fc.b", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.a"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.a.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.a.exp_avg_sq"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.b"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.b.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.b.exp_avg_sq"})
+    %a: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.a", zshard.init = #zshard.init<zeros>},
+    %am: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.a.exp_avg", zshard.param = "fc.a", zshard.init = #zshard.init<zeros>},
+    %av: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.a.exp_avg_sq", zshard.param = "fc.a", zshard.init = #zshard.init<zeros>},
+    %b: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.b", zshard.init = #zshard.init<zeros>},
+    %bm: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.b.exp_avg", zshard.param = "fc.b", zshard.init = #zshard.init<zeros>},
+    %bv: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.b.exp_avg_sq", zshard.param = "fc.b", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.a"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.a.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.a.exp_avg_sq"},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.b"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.b.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.b.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")

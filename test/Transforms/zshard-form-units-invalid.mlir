@@ -34,22 +34,22 @@
 
 
 func.func @train_step(
-    %a: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.a", zshard.init = "zeros"},
-    %am: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.a.exp_avg", zshard.param = "fc.a", zshard.init = "zeros"},
-    %av: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.a.exp_avg_sq", zshard.param = "fc.a", zshard.init = "zeros"},
-    %b: tensor<4xbf16> {zshard.role = "param", zshard.name = "fc.b", zshard.init = "zeros"},
-    %bm: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.b.exp_avg", zshard.param = "fc.b", zshard.init = "zeros"},
-    %bv: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.b.exp_avg_sq", zshard.param = "fc.b", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.a"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.a.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.a.exp_avg_sq"},
-        tensor<4xbf16> {zshard.role = "param_out", zshard.name = "fc.b"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.b.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.b.exp_avg_sq"})
+    %a: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.a", zshard.init = #zshard.init<zeros>},
+    %am: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.a.exp_avg", zshard.param = "fc.a", zshard.init = #zshard.init<zeros>},
+    %av: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.a.exp_avg_sq", zshard.param = "fc.a", zshard.init = #zshard.init<zeros>},
+    %b: tensor<4xbf16> {zshard.role = #zshard.role<param>, zshard.name = "fc.b", zshard.init = #zshard.init<zeros>},
+    %bm: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.b.exp_avg", zshard.param = "fc.b", zshard.init = #zshard.init<zeros>},
+    %bv: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.b.exp_avg_sq", zshard.param = "fc.b", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.a"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.a.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.a.exp_avg_sq"},
+        tensor<4xbf16> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.b"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.b.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.b.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")

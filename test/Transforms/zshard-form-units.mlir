@@ -43,10 +43,10 @@
 // XFMR:      zshard.unit @h.1 on @world[0] full_shard padded(873)
 // XFMR-NOT:  lm_head
 // XFMR:      func.func @train_step(
-// XFMR-SAME:   zshard.name = "wte", zshard.role = "param", zshard.unit = @root}
-// XFMR-SAME:   zshard.name = "h.0.ln_1.weight", zshard.role = "param", zshard.unit = @h.0}
-// XFMR-SAME:   zshard.name = "ln_f.bias", zshard.role = "param", zshard.unit = @root}
-// XFMR-SAME:   zshard.name = "wte.exp_avg", zshard.param = "wte", zshard.role = "opt_state"}
+// XFMR-SAME:   zshard.name = "wte", zshard.role = #zshard.role<param>, zshard.unit = @root}
+// XFMR-SAME:   zshard.name = "h.0.ln_1.weight", zshard.role = #zshard.role<param>, zshard.unit = @h.0}
+// XFMR-SAME:   zshard.name = "ln_f.bias", zshard.role = #zshard.role<param>, zshard.unit = @root}
+// XFMR-SAME:   zshard.name = "wte.exp_avg", zshard.param = "wte", zshard.role = #zshard.role<opt_state>}
 
 // Tests that the size policy closes a unit once it holds min-params elements.
 // SIZE:      shard.grid @world(shape = 4)

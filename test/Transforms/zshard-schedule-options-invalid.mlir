@@ -14,16 +14,16 @@
 shard.grid @world(shape = 2)
 zshard.unit @fc on @world[0] full_shard padded(4) param(f32) reduce(f32) ["fc.weight" : 4 at 0]
 func.func @train_step(
-    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
-    %m: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %v: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    %w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %m: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %v: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")

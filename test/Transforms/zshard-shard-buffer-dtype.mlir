@@ -50,26 +50,26 @@ zshard.unit @root on @world[0] full_shard padded(4) param(f32) reduce(f32) buffe
 ]
 
 func.func @train_step(
-    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "h.0.w", zshard.init = "zeros", zshard.unit = @h.0},
-    %hw: tensor<4xf32> {zshard.role = "param", zshard.name = "head.w", zshard.init = "zeros", zshard.unit = @root},
-    %mix: tensor<4xf32> {zshard.role = "buffer", zshard.name = "h.0.mix", zshard.init = "ones", zshard.persistent = true},
-    %sc: tensor<4xbf16> {zshard.role = "buffer", zshard.name = "h.0.scale", zshard.init = "ones", zshard.persistent = true},
-    %inv: tensor<4xf32> {zshard.role = "buffer", zshard.name = "rope.inv_freq", zshard.init = "ones", zshard.persistent = false},
-    %bias: tensor<4xbf16> {zshard.role = "buffer", zshard.name = "head.bias", zshard.init = "zeros", zshard.persistent = true},
-    %wm: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "h.0.w.exp_avg", zshard.param = "h.0.w", zshard.init = "zeros"},
-    %wv: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "h.0.w.exp_avg_sq", zshard.param = "h.0.w", zshard.init = "zeros"},
-    %hm: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "head.w.exp_avg", zshard.param = "head.w", zshard.init = "zeros"},
-    %hv: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "head.w.exp_avg_sq", zshard.param = "head.w", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "h.0.w"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "head.w"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "h.0.w.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "h.0.w.exp_avg_sq"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "head.w.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "head.w.exp_avg_sq"})
+    %w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "h.0.w", zshard.init = #zshard.init<zeros>, zshard.unit = @h.0},
+    %hw: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "head.w", zshard.init = #zshard.init<zeros>, zshard.unit = @root},
+    %mix: tensor<4xf32> {zshard.role = #zshard.role<buffer>, zshard.name = "h.0.mix", zshard.init = #zshard.init<ones>, zshard.persistent = true},
+    %sc: tensor<4xbf16> {zshard.role = #zshard.role<buffer>, zshard.name = "h.0.scale", zshard.init = #zshard.init<ones>, zshard.persistent = true},
+    %inv: tensor<4xf32> {zshard.role = #zshard.role<buffer>, zshard.name = "rope.inv_freq", zshard.init = #zshard.init<ones>, zshard.persistent = false},
+    %bias: tensor<4xbf16> {zshard.role = #zshard.role<buffer>, zshard.name = "head.bias", zshard.init = #zshard.init<zeros>, zshard.persistent = true},
+    %wm: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "h.0.w.exp_avg", zshard.param = "h.0.w", zshard.init = #zshard.init<zeros>},
+    %wv: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "h.0.w.exp_avg_sq", zshard.param = "h.0.w", zshard.init = #zshard.init<zeros>},
+    %hm: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "head.w.exp_avg", zshard.param = "head.w", zshard.init = #zshard.init<zeros>},
+    %hv: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "head.w.exp_avg_sq", zshard.param = "head.w", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "h.0.w"},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "head.w"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "h.0.w.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "h.0.w.exp_avg_sq"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "head.w.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "head.w.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")

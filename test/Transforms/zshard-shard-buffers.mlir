@@ -12,9 +12,9 @@
 // in its own category, and the manifest records it.
 
 // SHARD-LABEL: func.func @train_step(
-// SHARD-SAME:    %[[S:[a-z0-9]+]]: tensor<4xf32> {zshard.init = "ones", zshard.name = "fc.scale", zshard.persistent = true, zshard.role = "buffer"}
-// SHARD-SAME:    zshard.role = "param_shard"
-// SHARD-SAME:    -> (tensor<f32> {zshard.role = "loss"}, tensor<2xf32> {{{[^}]*}}zshard.role = "param_shard_out"
+// SHARD-SAME:    %[[S:[a-z0-9]+]]: tensor<4xf32> {zshard.init = #zshard.init<ones>, zshard.name = "fc.scale", zshard.persistent = true, zshard.role = #zshard.role<buffer>}
+// SHARD-SAME:    zshard.role = #zshard.role<param_shard>
+// SHARD-SAME:    -> (tensor<f32> {zshard.role = #zshard.role<loss>}, tensor<2xf32> {{{[^}]*}}zshard.role = #zshard.role<param_shard_out>
 // SHARD-NOT:     fc.scale
 // SHARD:         zshard.all_gather %{{.*}} unit @fc : tensor<2xf32> -> tensor<4xf32>
 // SHARD:         linalg.generic {{.*}} ins(%{{.*}}, %[[S]], %{{.*}} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
@@ -24,9 +24,9 @@
 // SHARD:         return
 
 // ALL-LABEL: func.func @train_step(
-// ALL-SAME:    %[[S:[a-z0-9]+]]: tensor<4xf32> {zshard.init = "ones", zshard.name = "fc.scale", zshard.persistent = true, zshard.role = "buffer"}
-// ALL-SAME:    zshard.name = "fc.exp_avg", zshard.placement = "host"
-// ALL-SAME:    -> (tensor<f32> {zshard.role = "loss"}, tensor<2xf32>
+// ALL-SAME:    %[[S:[a-z0-9]+]]: tensor<4xf32> {zshard.init = #zshard.init<ones>, zshard.name = "fc.scale", zshard.persistent = true, zshard.role = #zshard.role<buffer>}
+// ALL-SAME:    zshard.name = "fc.exp_avg", zshard.placement = #zshard.placement<host>
+// ALL-SAME:    -> (tensor<f32> {zshard.role = #zshard.role<loss>}, tensor<2xf32>
 // ALL-NOT:     fc.scale
 // ALL:         linalg.generic {{.*}} ins(%{{.*}}, %[[S]], %{{.*}} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
 

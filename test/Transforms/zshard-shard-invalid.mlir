@@ -11,16 +11,16 @@ shard.grid @world(shape = ?)
 // expected-error @+1 {{zshard-shard needs a grid of static size}}
 zshard.unit @fc on @world[0] full_shard padded(4) param(f32) reduce(f32) ["fc.weight" : 4 at 0]
 func.func @train_step(
-    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
-    %m: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %v: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    %w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %m: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %v: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")
@@ -52,16 +52,16 @@ shard.grid @world(shape = 2)
 // expected-error @+1 {{member 'fc.bias' is not a parameter of the step}}
 zshard.unit @fc on @world[0] full_shard padded(8) param(f32) reduce(f32) ["fc.weight" : 4 at 0, "fc.bias" : 4 at 4]
 func.func @train_step(
-    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
-    %m: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %v: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    %w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %m: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %v: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")
@@ -93,16 +93,16 @@ shard.grid @world(shape = 2x2)
 // expected-error @+1 {{zshard-shard supports one shard axis for now}}
 zshard.unit @fc on @world[0, 1] full_shard padded(4) param(f32) reduce(f32) ["fc.weight" : 4 at 0]
 func.func @train_step(
-    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
-    %m: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %v: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    %w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %m: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %v: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")
@@ -134,22 +134,22 @@ shard.grid @world(shape = 2)
 // expected-error @+1 {{member 'fc.b' is a scalar; zshard-shard needs rank >= 1}}
 zshard.unit @fc on @world[0] full_shard padded(6) param(f32) reduce(f32) ["fc.a" : 4 at 0, "fc.b" : scalar at 4]
 func.func @train_step(
-    %a: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.a", zshard.init = "zeros"},
-    %am: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.a.exp_avg", zshard.param = "fc.a", zshard.init = "zeros"},
-    %av: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.a.exp_avg_sq", zshard.param = "fc.a", zshard.init = "zeros"},
-    %b: tensor<f32> {zshard.role = "param", zshard.name = "fc.b", zshard.init = "zeros"},
-    %bm: tensor<f32> {zshard.role = "opt_state", zshard.name = "fc.b.exp_avg", zshard.param = "fc.b", zshard.init = "zeros"},
-    %bv: tensor<f32> {zshard.role = "opt_state", zshard.name = "fc.b.exp_avg_sq", zshard.param = "fc.b", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.a"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.a.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.a.exp_avg_sq"},
-        tensor<f32> {zshard.role = "param_out", zshard.name = "fc.b"},
-        tensor<f32> {zshard.role = "opt_state_out", zshard.name = "fc.b.exp_avg"},
-        tensor<f32> {zshard.role = "opt_state_out", zshard.name = "fc.b.exp_avg_sq"})
+    %a: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.a", zshard.init = #zshard.init<zeros>},
+    %am: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.a.exp_avg", zshard.param = "fc.a", zshard.init = #zshard.init<zeros>},
+    %av: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.a.exp_avg_sq", zshard.param = "fc.a", zshard.init = #zshard.init<zeros>},
+    %b: tensor<f32> {zshard.role = #zshard.role<param>, zshard.name = "fc.b", zshard.init = #zshard.init<zeros>},
+    %bm: tensor<f32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.b.exp_avg", zshard.param = "fc.b", zshard.init = #zshard.init<zeros>},
+    %bv: tensor<f32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.b.exp_avg_sq", zshard.param = "fc.b", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.a"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.a.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.a.exp_avg_sq"},
+        tensor<f32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.b"},
+        tensor<f32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.b.exp_avg"},
+        tensor<f32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.b.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")
@@ -186,22 +186,22 @@ shard.grid @world(shape = 2)
 // expected-error @+1 {{the optimizer update of 'fc.a' runs before the unit's last gradient}}
 zshard.unit @fc on @world[0] no_shard padded(8) param(f32) reduce(f32) ["fc.a" : 4 at 0, "fc.b" : 4 at 4]
 func.func @train_step(
-    %a: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.a", zshard.init = "zeros"},
-    %am: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.a.exp_avg", zshard.param = "fc.a", zshard.init = "zeros"},
-    %av: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.a.exp_avg_sq", zshard.param = "fc.a", zshard.init = "zeros"},
-    %b: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.b", zshard.init = "zeros"},
-    %bm: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.b.exp_avg", zshard.param = "fc.b", zshard.init = "zeros"},
-    %bv: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.b.exp_avg_sq", zshard.param = "fc.b", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.a"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.a.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.a.exp_avg_sq"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.b"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.b.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.b.exp_avg_sq"})
+    %a: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.a", zshard.init = #zshard.init<zeros>},
+    %am: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.a.exp_avg", zshard.param = "fc.a", zshard.init = #zshard.init<zeros>},
+    %av: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.a.exp_avg_sq", zshard.param = "fc.a", zshard.init = #zshard.init<zeros>},
+    %b: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.b", zshard.init = #zshard.init<zeros>},
+    %bm: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.b.exp_avg", zshard.param = "fc.b", zshard.init = #zshard.init<zeros>},
+    %bv: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.b.exp_avg_sq", zshard.param = "fc.b", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.a"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.a.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.a.exp_avg_sq"},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.b"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.b.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.b.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")
@@ -246,22 +246,22 @@ zshard.unit @ua on @world[0] full_shard padded(4) param(f32) reduce(f32) ["fc.a"
 // expected-error @+1 {{shards gradients that a whole sum adds up on another grid or shard axes than unit 'ua'; zshard-shard needs one shard group for a sum across units}}
 zshard.unit @ub on @other[0] full_shard padded(4) param(f32) reduce(f32) ["fc.b" : 4 at 0]
 func.func @train_step(
-    %a: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.a", zshard.init = "zeros"},
-    %am: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.a.exp_avg", zshard.param = "fc.a", zshard.init = "zeros"},
-    %av: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.a.exp_avg_sq", zshard.param = "fc.a", zshard.init = "zeros"},
-    %b: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.b", zshard.init = "zeros"},
-    %bm: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.b.exp_avg", zshard.param = "fc.b", zshard.init = "zeros"},
-    %bv: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.b.exp_avg_sq", zshard.param = "fc.b", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.a"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.a.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.a.exp_avg_sq"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.b"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.b.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.b.exp_avg_sq"})
+    %a: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.a", zshard.init = #zshard.init<zeros>},
+    %am: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.a.exp_avg", zshard.param = "fc.a", zshard.init = #zshard.init<zeros>},
+    %av: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.a.exp_avg_sq", zshard.param = "fc.a", zshard.init = #zshard.init<zeros>},
+    %b: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.b", zshard.init = #zshard.init<zeros>},
+    %bm: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.b.exp_avg", zshard.param = "fc.b", zshard.init = #zshard.init<zeros>},
+    %bv: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.b.exp_avg_sq", zshard.param = "fc.b", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.a"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.a.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.a.exp_avg_sq"},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.b"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.b.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.b.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")
@@ -320,22 +320,22 @@ shard.grid @world(shape = 2)
 zshard.unit @ua on @world[0] full_shard padded(4) param(f32) reduce(f32) ["fc.a" : 4 at 0]
 zshard.unit @ub on @world[0] full_shard padded(4) param(bf16) reduce(bf16) ["fc.b" : 4 at 0]
 func.func @train_step(
-    %a: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.a", zshard.init = "zeros"},
-    %am: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.a.exp_avg", zshard.param = "fc.a", zshard.init = "zeros"},
-    %av: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.a.exp_avg_sq", zshard.param = "fc.a", zshard.init = "zeros"},
-    %b: tensor<4xbf16> {zshard.role = "param", zshard.name = "fc.b", zshard.init = "zeros"},
-    %bm: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.b.exp_avg", zshard.param = "fc.b", zshard.init = "zeros"},
-    %bv: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.b.exp_avg_sq", zshard.param = "fc.b", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.a"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.a.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.a.exp_avg_sq"},
-        tensor<4xbf16> {zshard.role = "param_out", zshard.name = "fc.b"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.b.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.b.exp_avg_sq"})
+    %a: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.a", zshard.init = #zshard.init<zeros>},
+    %am: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.a.exp_avg", zshard.param = "fc.a", zshard.init = #zshard.init<zeros>},
+    %av: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.a.exp_avg_sq", zshard.param = "fc.a", zshard.init = #zshard.init<zeros>},
+    %b: tensor<4xbf16> {zshard.role = #zshard.role<param>, zshard.name = "fc.b", zshard.init = #zshard.init<zeros>},
+    %bm: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.b.exp_avg", zshard.param = "fc.b", zshard.init = #zshard.init<zeros>},
+    %bv: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.b.exp_avg_sq", zshard.param = "fc.b", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.a"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.a.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.a.exp_avg_sq"},
+        tensor<4xbf16> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.b"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.b.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.b.exp_avg_sq"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %le = tensor.empty() : tensor<f32> loc("")
@@ -388,16 +388,16 @@ shard.grid @world(shape = 2)
 zshard.unit @fc on @world[0] full_shard padded(4) param(f32) reduce(f32) ["fc.weight" : 4 at 0]
 // expected-error @+1 {{zshard-shard: cannot derive the phases of the step}}
 func.func @train_step(
-    %w: tensor<4xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "zeros"},
-    %m: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %v: tensor<4xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %x: tensor<4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %t: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
-        tensor<4xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    %w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %m: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %v: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg_sq"})
     attributes {zshard.step} {
   cf.br ^next loc("")
 ^next:

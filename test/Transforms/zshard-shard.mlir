@@ -28,10 +28,10 @@
 // offset and length from the rank's coordinate) and lands in the shard
 // results.
 // FULL:       func.func @train_step(
-// FULL-SAME:    %[[S0:[a-z0-9]+]]: tensor<15xf32> {zshard.inits = ["normal(0, 0.02)", "zeros"], zshard.name = "fc.0", zshard.role = "param_shard", zshard.unit = @fc.0}
-// FULL-SAME:    tensor<15xf32> {zshard.inits = ["zeros", "zeros"], zshard.name = "fc.0.exp_avg", zshard.role = "opt_state_shard", zshard.slot = "exp_avg", zshard.unit = @fc.0}
-// FULL-SAME:    %[[S1:[a-z0-9]+]]: tensor<11xf32> {{{.*}}zshard.name = "fc.1", zshard.role = "param_shard", zshard.unit = @fc.1}
-// FULL-SAME:    -> (tensor<f32> {zshard.role = "loss"}, tensor<15xf32> {zshard.name = "fc.0", zshard.role = "param_shard_out", zshard.unit = @fc.0}
+// FULL-SAME:    %[[S0:[a-z0-9]+]]: tensor<15xf32> {zshard.inits = [#zshard.init<normal(0, 0.02)>, #zshard.init<zeros>], zshard.name = "fc.0", zshard.role = #zshard.role<param_shard>, zshard.unit = @fc.0}
+// FULL-SAME:    tensor<15xf32> {zshard.inits = [#zshard.init<zeros>, #zshard.init<zeros>], zshard.name = "fc.0.exp_avg", zshard.role = #zshard.role<opt_state_shard>, zshard.slot = "exp_avg", zshard.unit = @fc.0}
+// FULL-SAME:    %[[S1:[a-z0-9]+]]: tensor<11xf32> {{{.*}}zshard.name = "fc.1", zshard.role = #zshard.role<param_shard>, zshard.unit = @fc.1}
+// FULL-SAME:    -> (tensor<f32> {zshard.role = #zshard.role<loss>}, tensor<15xf32> {zshard.name = "fc.0", zshard.role = #zshard.role<param_shard_out>, zshard.unit = @fc.0}
 // FULL:       %[[RANK:.*]] = shard.process_multi_index on @world axes = [0] : index
 // FULL:       %[[G0:.*]] = zshard.all_gather %[[S0]] on @world[0] unit @fc.0 : tensor<15xf32> -> tensor<30xf32>
 // FULL-NEXT:  %[[W0F:.*]] = tensor.extract_slice %[[G0]][0] [24] [1] : tensor<30xf32> to tensor<24xf32>
@@ -64,7 +64,7 @@
 
 // Tests no_shard (DDP): parameters and optimizer state stay whole, there
 // is no gather, and each unit's gradients travel as one flat all-reduce.
-// DDP:       func.func @train_step(%{{.*}}: tensor<4x6xf32> {zshard.init = "normal(0, 0.02)", zshard.name = "fc.0.weight", zshard.role = "param", zshard.unit = @fc.0}
+// DDP:       func.func @train_step(%{{.*}}: tensor<4x6xf32> {zshard.init = #zshard.init<normal(0, 0.02)>, zshard.name = "fc.0.weight", zshard.role = #zshard.role<param>, zshard.unit = @fc.0}
 // DDP-NOT:   zshard.all_gather
 // DDP-NOT:   param_shard
 // DDP:       %[[AR:.*]] = zshard.all_reduce avg %{{.*}} on @world[0] unit @fc.1 : tensor<22xf32>
@@ -76,9 +76,9 @@
 // updates this rank's part of the packed parameters (a dynamic offset, a
 // static shard size) and one all_gather returns the whole parameters, which
 // are the param_out results again.
-// ZERO1:      func.func @train_step(%[[W0:[a-z0-9]+]]: tensor<4x6xf32> {{{.*}}zshard.name = "fc.0.weight", zshard.role = "param", zshard.unit = @fc.0}
-// ZERO1-SAME:   zshard.role = "opt_state_shard", zshard.slot = "exp_avg", zshard.unit = @fc.0}
-// ZERO1-SAME:   -> (tensor<f32> {zshard.role = "loss"}, tensor<4x6xf32> {zshard.name = "fc.0.weight", zshard.role = "param_out"}
+// ZERO1:      func.func @train_step(%[[W0:[a-z0-9]+]]: tensor<4x6xf32> {{{.*}}zshard.name = "fc.0.weight", zshard.role = #zshard.role<param>, zshard.unit = @fc.0}
+// ZERO1-SAME:   zshard.role = #zshard.role<opt_state_shard>, zshard.slot = "exp_avg", zshard.unit = @fc.0}
+// ZERO1-SAME:   -> (tensor<f32> {zshard.role = #zshard.role<loss>}, tensor<4x6xf32> {zshard.name = "fc.0.weight", zshard.role = #zshard.role<param_out>}
 // ZERO1-NOT:  param_shard
 // ZERO1-NOT:  zshard.all_gather
 // ZERO1:      zshard.reduce_scatter avg {{.*}} unit @fc.0 : tensor<30xf32> -> tensor<15xf32>
@@ -102,8 +102,8 @@
 // gradient's bf16 for the update, which runs on this rank's piece of the
 // master.
 // MIXED:      zshard.unit @fc.0 on @world[0] full_shard padded(30) param(bf16) reduce(f32)
-// MIXED:      zshard.role = "param_shard"
-// MIXED-SAME: tensor<15xf32> {zshard.inits = ["param", "param"], zshard.name = "fc.0.master", zshard.role = "opt_state_shard", zshard.slot = "master", zshard.unit = @fc.0}
+// MIXED:      zshard.role = #zshard.role<param_shard>
+// MIXED-SAME: tensor<15xf32> {zshard.inits = [#zshard.init<param>, #zshard.init<param>], zshard.name = "fc.0.master", zshard.role = #zshard.role<opt_state_shard>, zshard.slot = "master", zshard.unit = @fc.0}
 // MIXED:      zshard.all_gather %{{.*}} unit @fc.0 : tensor<15xbf16> -> tensor<30xbf16>
 // MIXED:      arith.extf %{{.*}} : tensor<24xbf16> to tensor<24xf32>
 // MIXED:      zshard.reduce_scatter avg %{{.*}} unit @fc.0 : tensor<30xf32> -> tensor<15xf32>

@@ -6,13 +6,13 @@
 // Tests that ops come from the contract's dialects.
 // CHECK: error: loc("fc.0"): op 'memref.alloc' is outside the contract's dialects (func, linalg, tensor, arith, math, scf; zshard once sharded)
 func.func @train_step(
-    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
-    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
-    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
-        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
+    %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<8x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
@@ -50,13 +50,13 @@ func.func @train_step(
 // Tests that every top-level op other than a constant has a module path.
 // CHECK: /tmp/x.py:3:1: error: op 'tensor.empty' has no module path; module paths are name locations such as loc("h.0.attn"), which MLIR prints only with debug info: print the step with zshard-opt (it keeps them by default) or with --mlir-print-debuginfo
 func.func @train_step(
-    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
-    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
-    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
-        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
+    %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<8x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
@@ -93,13 +93,13 @@ func.func @train_step(
 // Tests that module paths are dotted paths.
 // CHECK: error: loc("h.0..mlp"): module path 'h.0..mlp' is not a dotted path
 func.func @train_step(
-    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
-    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
-    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
-        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
+    %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<8x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
@@ -136,13 +136,13 @@ func.func @train_step(
 // Tests that explicit phases are spelled right.
 // CHECK: zshard-verify-contract-ops.mlir:{{[0-9]+}}:1: error: zshard.phase of op 'linalg.fill' must be "forward", "backward" or "optimizer", got "sideways"
 func.func @train_step(
-    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
-    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
-    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
-        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
+    %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<8x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
@@ -179,13 +179,13 @@ func.func @train_step(
 // Tests that explicit phases agree with the derived ones.
 // CHECK: zshard-verify-contract-ops.mlir:{{[0-9]+}}:1: error: op 'linalg.fill' is marked 'forward' but derives as 'backward'
 func.func @train_step(
-    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
-    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
-    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
-        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
+    %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<8x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
@@ -222,13 +222,13 @@ func.func @train_step(
 // Tests that the loss does not depend on a hyper-parameter.
 // CHECK: error: loc("fc.0"): the loss depends on hyper-parameter 'lr' (argument #3) through this op; the loss must be that of the parameters going in
 func.func @train_step(
-    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
-    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
-    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
-        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
+    %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<8x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
@@ -267,13 +267,13 @@ func.func @train_step(
 // Tests that the step body is a single block.
 // CHECK: error: the step body must be a single block (no top-level control flow)
 func.func @train_step(
-    %w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"},
-    %m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"},
-    %x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"},
-        tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"})
+    %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
+    %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<8x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
   %c0 = arith.constant 0.0 : f32 loc("")
   %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")

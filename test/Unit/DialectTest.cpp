@@ -9,6 +9,7 @@
 #include "zshard/Target/Artifact.h"
 #include "zshard/abi/UnitLayout.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "gtest/gtest.h"
@@ -112,6 +113,52 @@ TEST(DialectStrategy, IsTheAbiStrategy) {
               zshard_abi::strategyName(abi));
   }
   EXPECT_FALSE(symbolizeStrategy(uint32_t(std::size(zshard_abi::kStrategies))));
+}
+
+// Tests that the dialect's roles are the ABI's argument and result roles, by
+// value (toAbiArgRole / toAbiResultRole and back) and by name, so the
+// manifest and the runtime spell every role as #zshard.role prints it.
+TEST(DialectRole, IsTheAbiRole) {
+  for (zshard_abi::ArgRole abi : zshard_abi::kAllArgRoles) {
+    Role role = fromAbiRole(abi);
+    EXPECT_TRUE(isArgumentRole(role));
+    EXPECT_EQ(toAbiArgRole(role), abi);
+    EXPECT_FALSE(toAbiResultRole(role));
+    EXPECT_EQ(stringifyRole(role).str(), zshard_abi::roleName(abi));
+  }
+  for (zshard_abi::ResultRole abi : zshard_abi::kAllResultRoles) {
+    Role role = fromAbiRole(abi);
+    EXPECT_FALSE(isArgumentRole(role));
+    EXPECT_EQ(toAbiResultRole(role), abi);
+    EXPECT_FALSE(toAbiArgRole(role));
+    EXPECT_EQ(stringifyRole(role).str(), zshard_abi::roleName(abi));
+  }
+  // Every role of the dialect is one of the ABI's.
+  size_t roles = 0;
+  for (uint32_t value = 0; value < 32; ++value)
+    roles += symbolizeRole(value).has_value();
+  EXPECT_EQ(roles, std::size(zshard_abi::kAllArgRoles) +
+                       std::size(zshard_abi::kAllResultRoles));
+}
+
+// Tests that #zshard.init holds the runtime's init spec and prints a form
+// that parses back to the same doubles, exponents included.
+TEST_F(DialectTest, InitRoundTrip) {
+  for (const char *text :
+       {"normal(0, 0.02)", "uniform(-0.5, 0.5)", "normal(0, 1e-10)",
+        "normal(-3, 1e+20)", "zeros", "ones", "param"}) {
+    std::optional<zshard_abi::InitSpec> spec =
+        zshard_abi::InitSpec::parse(text);
+    ASSERT_TRUE(spec) << text;
+    auto attr = InitAttr::get(&context, *spec);
+    std::string printed;
+    llvm::raw_string_ostream os(printed);
+    os << attr;
+    Attribute back = parseAttribute(printed, &context);
+    ASSERT_TRUE(back) << printed;
+    EXPECT_EQ(cast<InitAttr>(back).getSpec(), *spec) << printed;
+    EXPECT_EQ(cast<InitAttr>(back).str(), spec->str());
+  }
 }
 
 // One definition of the bytes of a type (zshard/Support/TypeBytes.h): an

@@ -50,7 +50,8 @@ def arg_attrs(mlir_text):
     out = []
     for attrs in re.findall(r"%arg\d+: [^{]*\{([^}]*)\}", head):
         d = dict(re.findall(r'(zshard\.\w+) = "([^"]*)"', attrs))
-        out.append((d.get("zshard.name"), d.get("zshard.role")))
+        role = re.search(r"zshard\.role = #zshard\.role<(\w+)>", attrs)
+        out.append((d.get("zshard.name"), role.group(1) if role else None))
     return out
 
 
@@ -76,15 +77,15 @@ class ContractTest(unittest.TestCase):
                          [p + ".exp_avg_sq" for p in params])
         self.assertEqual([n for n, r in args if r == "batch"], ["idx", "targets"])
         self.assertEqual([n for n, r in args if r == "hyper"], ["lr", "step"])
-        self.assertIn('tensor<2x8xi32> {zshard.name = "idx", zshard.role = "batch"}',
+        self.assertIn('tensor<2x8xi32> {zshard.name = "idx", zshard.role = #zshard.role<batch>}',
                       self.result.mlir)
 
     def test_init_specs(self):
-        self.assertIn('zshard.init = "ones", zshard.name = "transformer.h.0.ln_1.weight"',
+        self.assertIn('zshard.init = #zshard.init<ones>, zshard.name = "transformer.h.0.ln_1.weight"',
                       self.result.mlir)
-        self.assertIn('zshard.init = "zeros", zshard.name = "transformer.h.0.attn.c_attn.bias"',
+        self.assertIn('zshard.init = #zshard.init<zeros>, zshard.name = "transformer.h.0.attn.c_attn.bias"',
                       self.result.mlir)
-        m = re.search(r'zshard.init = "normal\(0, ([0-9.]+)\)", zshard.name = '
+        m = re.search(r'zshard.init = #zshard.init<normal\(0, ([0-9.]+)\)>, zshard.name = '
                       r'"transformer.h.0.mlp.c_fc.weight"', self.result.mlir)
         self.assertIsNotNone(m)
         self.assertAlmostEqual(float(m.group(1)), 0.02, delta=0.004)
@@ -103,9 +104,9 @@ class ContractTest(unittest.TestCase):
 
     def test_lr_is_the_hyper_s_default(self):
         self.assertRegex(self.result.mlir, r'%arg\d+: tensor<f32> \{zshard\.default = 0\.003 : '
-                         r'f64, zshard\.name = "lr", zshard\.role = "hyper"\}')
+                         r'f64, zshard\.name = "lr", zshard\.role = #zshard\.role<hyper>\}')
         self.assertRegex(self.result.mlir, r'%arg\d+: tensor<f32> \{zshard\.name = "step", '
-                         r'zshard\.role = "hyper"\}')
+                         r'zshard\.role = #zshard\.role<hyper>\}')
 
     def test_lr_literal_is_exact(self):
         """The f64 literal has the '.' MLIR's lexer needs and parses back to
@@ -484,9 +485,9 @@ class BadInputTest(unittest.TestCase):
                          {"scale": "scale", "version": "buffer", "fc.weight": "fc.weight",
                           "fc.bias": "fc.bias"})
         self.assertEqual(res.meta["buffers"], {"scale": [4]})
-        self.assertRegex(res.mlir, r'%arg2: tensor<4xf32> \{zshard.init = "normal\([^)]*\)", '
+        self.assertRegex(res.mlir, r'%arg2: tensor<4xf32> \{zshard.init = #zshard.init<normal\([^)]*\)>, '
                                    r'zshard.name = "scale", zshard.persistent = true, '
-                                   r'zshard.role = "buffer"\}')
+                                   r'zshard.role = #zshard.role<buffer>\}')
         results = res.mlir.split("->", 1)[1].split("attributes {", 1)[0]
         self.assertNotIn('"scale"', results)  # never updated: no result
         self.assertEqual(res.weights["scale"].tolist(), [0.5, 1.0, 2.0, 4.0])

@@ -17,7 +17,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "zshard/Analysis/ModuleClasses.h"
+#include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
+#include "zshard/Dialect/ZShard/IR/ZShardContract.h"
 #include "zshard/abi/InitSpec.h"
 #include "zshard/abi/Roles.h"
 #include "llvm/ADT/StringMap.h"
@@ -28,35 +31,6 @@
 namespace mlir {
 namespace zshard {
 
-/// Attribute names of the contract.
-namespace contract {
-inline constexpr llvm::StringLiteral kStep = "zshard.step";
-inline constexpr llvm::StringLiteral kRole = "zshard.role";
-inline constexpr llvm::StringLiteral kName = "zshard.name";
-inline constexpr llvm::StringLiteral kInit = "zshard.init";
-inline constexpr llvm::StringLiteral kParam = "zshard.param";
-inline constexpr llvm::StringLiteral kPhase = "zshard.phase";
-inline constexpr llvm::StringLiteral kUnit = "zshard.unit";
-inline constexpr llvm::StringLiteral kSlot = "zshard.slot";
-inline constexpr llvm::StringLiteral kInits = "zshard.inits";
-inline constexpr llvm::StringLiteral kPlacement = "zshard.placement";
-inline constexpr llvm::StringLiteral kInPlace = "zshard.in_place";
-/// On a `buffer` argument: whether the buffer is in the model's state_dict
-/// (checkpointed) or derived (torch's `persistent=False`).
-inline constexpr llvm::StringLiteral kPersistent = "zshard.persistent";
-/// A hyper's recorded value; the manifest carries it as the hyper's
-/// `default` (zshard/abi/ManifestSchema.h).
-inline constexpr llvm::StringLiteral kDefault = "zshard.default";
-/// On the step: module path -> class name (zshard/Analysis/ModuleClasses.h).
-inline constexpr llvm::StringLiteral kModuleClasses = "zshard.module_classes";
-/// Marks a step as the forward-only eval entry zshard-extract-eval derived
-/// from a training step: its only result is the loss, and it updates nothing.
-inline constexpr llvm::StringLiteral kEval = "zshard.eval";
-/// On the module: the step's ABI record (#zshard.step_abi, written by
-/// zshard-record-abi), which the artifact's manifest is written from.
-inline constexpr llvm::StringLiteral kABI = "zshard.abi";
-} // namespace contract
-
 /// Roles of arguments and results (zshard/abi/Roles.h, the one definition
 /// the runtime shares).
 using ArgRole = ::zshard_abi::ArgRole;
@@ -65,12 +39,26 @@ using ::zshard_abi::kAllArgRoles;
 
 /// Where the runtime keeps an argument: device memory (the default) or the
 /// host pool (optimizer state offloaded by zshard-offload).
-enum class Placement { Device, Host };
+using Placement = ArgPlacement;
 
 StringRef stringifyArgRole(ArgRole role);
 StringRef stringifyResultRole(ResultRole role);
-/// The role spelt `text` (stringifyArgRole's inverse), if any.
-std::optional<ArgRole> symbolizeArgRole(StringRef text);
+
+/// The contract attributes of one argument or result, for passes that work
+/// on a function StepContract does not read (a bufferized step, a helper):
+/// the one reader of `zshard.role` and `zshard.placement` besides
+/// StepContract.
+/// The role of argument `index` of `func`, if it has one.
+std::optional<ArgRole> readArgRole(FunctionOpInterface func, unsigned index);
+/// The role of result `index` of `func`, if it has one.
+std::optional<ResultRole> readResultRole(FunctionOpInterface func,
+                                         unsigned index);
+/// The result role of argument `index` of a bufferized `func`: an output
+/// argument that carries the role of the result it replaced.
+std::optional<ResultRole> readOutParamRole(FunctionOpInterface func,
+                                           unsigned index);
+/// Where the runtime keeps argument `index` of `func` (device by default).
+Placement readPlacement(FunctionOpInterface func, unsigned index);
 
 /// An init spec: `normal(MEAN, STD)`, `uniform(LOW, HIGH)`, `zeros`, `ones`,
 /// or `param` (a copy of the parameter, for optimizer state such as an f32

@@ -190,7 +190,7 @@ def UpdateInPlace : Pass<"zshard-update-in-place", "::mlir::ModuleOp"> {
     `"in_place": true`; the runtime passes
     the argument's buffer for the out-parameter and allocates none, and the
     memory plan counts the state once. An offloaded argument
-    (`zshard.placement = "host"`) that cannot be updated in place gets a
+    (`zshard.placement = #zshard.placement<host>`) that cannot be updated in place gets a
     warning: its update then passes through device memory.
   }];
   let statistics = [Statistic<"numInPlace", "in-place",

@@ -171,13 +171,13 @@ def Accumulate : Pass<"zshard-accumulate", "::mlir::ModuleOp"> {
 
     Before (B = 2):
     ```mlir
-    func.func @train_step(..., %x: tensor<2x4xf32> {zshard.role = "batch"}, ...)
+    func.func @train_step(..., %x: tensor<2x4xf32> {zshard.role = #zshard.role<batch>}, ...)
       %h = linalg.matmul ins(%x, %w ...)    // forward, backward ...
       %p, %m, %v = zshard.adamw textbook %w, %gw, ...
     ```
     After (`microbatches=2`):
     ```mlir
-    func.func @train_step(..., %x: tensor<4x4xf32> {zshard.role = "batch"}, ...)
+    func.func @train_step(..., %x: tensor<4x4xf32> {zshard.role = #zshard.role<batch>}, ...)
         attributes {zshard.microbatches = 2 : i64, zshard.step}
       %x0 = tensor.extract_slice %x[0, 0] [2, 4] [1, 1] {zshard.microbatch = 0 : i64}
       ...                                   // forward, backward of %x0
@@ -218,7 +218,7 @@ def Shard : Pass<"zshard-shard", "::mlir::ModuleOp"> {
     the way FSDP / ZeRO shard them. Per unit, with its strategy:
 
     * `full_shard` (ZeRO-3): the unit's members become one flat shard
-      argument (`zshard.role = "param_shard"`); an `all_gather` rebuilds the
+      argument (`zshard.role = #zshard.role<param_shard>`); an `all_gather` rebuilds the
       full buffer before the first forward use of any member and a `release`
       follows the last forward use; backward gathers it again and releases it
       after its last use (reshard after forward);
@@ -399,7 +399,7 @@ def Offload : Pass<"zshard-offload", "::mlir::ModuleOp"> {
   let summary = "Keep optimizer state in host memory (ZeRO-Offload)";
   let description = [{
     Marks every optimizer-state argument of the step (`opt_state` and
-    `opt_state_shard`) `zshard.placement = "host"`: the runtime keeps it in
+    `opt_state_shard`) `zshard.placement = #zshard.placement<host>`: the runtime keeps it in
     its host pool (pinned host memory on CUDA, read and written by the
     update kernels across the host link; a separately accounted pool on the
     CPU), and the memory plan charges it to `host_offload`, outside the
@@ -567,16 +567,16 @@ def RecordABI : Pass<"zshard-record-abi", "::mlir::ModuleOp"> {
 
     Before:
     ```mlir
-    func.func @step(%w: tensor<8xf32> {zshard.role = "param", zshard.name = "fc.w",
-                                       zshard.init = "zeros"}, ...)
-        -> (tensor<f32> {zshard.role = "loss"}, ...) attributes {zshard.step}
+    func.func @step(%w: tensor<8xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.w",
+                                       zshard.init = #zshard.init<zeros>}, ...)
+        -> (tensor<f32> {zshard.role = #zshard.role<loss>}, ...) attributes {zshard.step}
     ```
     After:
     ```mlir
     module attributes {zshard.abi = #zshard.step_abi<step = "step",
-        arguments = [#zshard.abi_argument<role = "param", name = "fc.w",
+        arguments = [#zshard.abi_argument<role = param, name = "fc.w",
                      type = tensor<8xf32>, init = "zeros">, ...],
-        results = [#zshard.abi_result<role = "loss", type = tensor<f32>>, ...],
+        results = [#zshard.abi_result<role = loss, type = tensor<f32>>, ...],
         units = [], ranks = 1>} {...}
     ```
   }];
@@ -618,8 +618,8 @@ def ExtractEval : Pass<"zshard-extract-eval", "::mlir::ModuleOp"> {
 
     Before:
     ```mlir
-    func.func @step(%w: tensor<8xf32> {zshard.role = "param_shard", ...}, ...)
-        -> (tensor<f32> {zshard.role = "loss"}, tensor<8xf32> {...}) {
+    func.func @step(%w: tensor<8xf32> {zshard.role = #zshard.role<param_shard>, ...}, ...)
+        -> (tensor<f32> {zshard.role = #zshard.role<loss>}, tensor<8xf32> {...}) {
       %t = zshard.all_gather_start %w on @world[0] unit @fc.0 ...
       %full = zshard.wait %t ...
       ... forward, loss ...
@@ -633,7 +633,7 @@ def ExtractEval : Pass<"zshard-extract-eval", "::mlir::ModuleOp"> {
     After:
     ```mlir
     func.func @step(%w: tensor<8xf32> {...}, ...)
-        -> (tensor<f32> {zshard.role = "loss"}) attributes {zshard.eval, ...} {
+        -> (tensor<f32> {zshard.role = #zshard.role<loss>}) attributes {zshard.eval, ...} {
       %t = zshard.all_gather_start %w on @world[0] unit @fc.0 ...
       %full = zshard.wait %t ...
       ... forward ...

@@ -38,24 +38,31 @@ using namespace mlir::zshard;
 
 namespace {
 
-StringRef roleOf(func::FuncOp func, unsigned index) {
-  auto role = func.getArgAttrOfType<StringAttr>(index, contract::kRole);
-  return role ? role.getValue() : StringRef();
-}
-
 StringRef nameOf(func::FuncOp func, unsigned index) {
   auto name = func.getArgAttrOfType<StringAttr>(index, contract::kName);
   return name ? name.getValue() : StringRef();
 }
 
-/// The argument role a result role updates ("" when none).
-StringRef updatedRole(StringRef resultRole) {
-  return llvm::StringSwitch<StringRef>(resultRole)
-      .Case("param_out", "param")
-      .Case("opt_state_out", "opt_state")
-      .Case("param_shard_out", "param_shard")
-      .Case("opt_state_shard_out", "opt_state_shard")
-      .Default("");
+/// The argument role a result role updates, if any (not the loss's).
+std::optional<ArgRole> updatedRole(ResultRole role) {
+  switch (role) {
+  case ResultRole::ParamOut:
+    return ArgRole::Param;
+  case ResultRole::OptStateOut:
+    return ArgRole::OptState;
+  case ResultRole::ParamShardOut:
+    return ArgRole::ParamShard;
+  case ResultRole::OptStateShardOut:
+    return ArgRole::OptStateShard;
+  case ResultRole::Loss:
+    break;
+  }
+  return std::nullopt;
+}
+
+/// The key of state argument `name` of role `role` in `stateArgs`.
+std::string stateKey(ArgRole role, StringRef name) {
+  return (stringifyArgRole(role) + ":" + name).str();
 }
 
 /// Whether `op` may read `state` and write `update` at once: an
@@ -245,24 +252,24 @@ struct UpdateInPlacePass
     BlockPositions position = numberOps(block);
     llvm::StringMap<unsigned> stateArgs;
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-      StringRef role = roleOf(func, i);
-      if (role == "param" || role == "opt_state" || role == "param_shard" ||
-          role == "opt_state_shard")
-        stateArgs[(role + ":" + nameOf(func, i)).str()] = i;
+      std::optional<ArgRole> role = readArgRole(func, i);
+      if (role == ArgRole::Param || role == ArgRole::OptState ||
+          role == ArgRole::ParamShard || role == ArgRole::OptStateShard)
+        stateArgs[stateKey(*role, nameOf(func, i))] = i;
     }
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-      StringRef argRole = updatedRole(roleOf(func, i));
-      if (argRole.empty())
+      std::optional<ResultRole> outRole = readOutParamRole(func, i);
+      std::optional<ArgRole> argRole =
+          outRole ? updatedRole(*outRole) : std::nullopt;
+      if (!argRole)
         continue;
-      auto it = stateArgs.find((argRole + ":" + nameOf(func, i)).str());
+      auto it = stateArgs.find(stateKey(*argRole, nameOf(func, i)));
       if (it == stateArgs.end())
         continue;
       if (succeeded(rewrite(func, block, position, it->second, i)) ||
           succeeded(copyIntoState(func, block, position, it->second, i)))
         ++numInPlace;
-      else if (auto placement = func.getArgAttrOfType<StringAttr>(
-                   it->second, contract::kPlacement);
-               placement && placement.getValue() == "host")
+      else if (readPlacement(func, it->second) == Placement::Host)
         func.emitWarning() << "offloaded '" << nameOf(func, i)
                            << "' is updated through a temporary in device "
                               "memory: the step reads it after its update";

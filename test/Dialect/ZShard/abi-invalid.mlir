@@ -3,18 +3,18 @@
 // Tests that each malformed part of a step ABI record is refused with one
 // line naming it.
 
-// expected-error @+1 {{abi_argument has unknown role 'weight'}}
-module attributes {zshard.abi = #zshard.abi_argument<role = "weight", name = "w", type = tensor<4xf32>>} {}
+// expected-error @+1 {{abi_argument has the result role 'param_out'}}
+module attributes {zshard.abi = #zshard.abi_argument<role = param_out, name = "w", type = tensor<4xf32>>} {}
 
 // -----
 
 // expected-error @+1 {{abi_argument (param) needs a non-empty name}}
-module attributes {zshard.abi = #zshard.abi_argument<role = "param", name = "", type = tensor<4xf32>>} {}
+module attributes {zshard.abi = #zshard.abi_argument<role = param, name = "", type = tensor<4xf32>>} {}
 
 // -----
 
-// expected-error @+1 {{abi_result has unknown role 'grad'}}
-module attributes {zshard.abi = #zshard.abi_result<role = "grad", type = tensor<4xf32>>} {}
+// expected-error @+1 {{abi_result has the argument role 'param'}}
+module attributes {zshard.abi = #zshard.abi_result<role = param, type = tensor<4xf32>>} {}
 
 // -----
 
@@ -79,7 +79,7 @@ module attributes {zshard.abi = #zshard.step_abi<step = "s", arguments = [], res
 // -----
 
 // expected-error @+1 {{abi_argument 'w' has an invalid init spec 'normal(0)': expected ',' at offset 8}}
-module attributes {zshard.abi = #zshard.abi_argument<role = "param", name = "w", type = tensor<4xf32>, init = "normal(0)">} {}
+module attributes {zshard.abi = #zshard.abi_argument<role = param, name = "w", type = tensor<4xf32>, init = "normal(0)">} {}
 
 // -----
 

@@ -3,40 +3,34 @@ import os
 # Writes the two zshard-verify-contract tests from one well-formed step.
 here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 base=open(os.path.join(here, 'Inputs', 'contract-step.mlir')).read()
-W='%w: tensor<4x2xf32> {zshard.role = "param", zshard.name = "fc.0.weight", zshard.init = "normal(0, 0.02)"}'
-M='%m: tensor<4x2xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = "zeros"}'
-X='%x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "x"}'
-LR='%lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"}'
-LOSS='-> (tensor<f32> {zshard.role = "loss"},'
-POUT='tensor<4x2xf32> {zshard.role = "param_out", zshard.name = "fc.0.weight"}'
-SOUT='tensor<4x2xf32> {zshard.role = "opt_state_out", zshard.name = "fc.0.weight.exp_avg"}'
+W='%w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>}'
+M='%m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>}'
+X='%x: tensor<8x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"}'
+LR='%lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"}'
+LOSS='-> (tensor<f32> {zshard.role = #zshard.role<loss>},'
+POUT='tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"}'
+SOUT='tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"}'
 sig=[]
 def case(desc, old, new, *errs):
     assert old in base, old
     sig.append((desc, base.replace(old,new,1), errs))
 def extra(desc, arg, *errs):
     sig.append((desc, base.replace(LR, LR+',\n    '+arg,1), errs))
-extra("a step argument is a static tensor", '%extra: tensor<?x4xf32> {zshard.role = "batch", zshard.name = "e"}', "argument #4 must be a statically shaped ranked tensor, got 'tensor<?x4xf32>'")
+extra("a step argument is a static tensor", '%extra: tensor<?x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "e"}', "argument #4 must be a statically shaped ranked tensor, got 'tensor<?x4xf32>'")
 case("every argument has a role", X, '%x: tensor<8x4xf32> {zshard.name = "x"}', "argument #2 has no zshard.role")
-case("roles are known", X, '%x: tensor<8x4xf32> {zshard.role = "input", zshard.name = "x"}', "argument #2 has unknown zshard.role 'input'; expected param, opt_state, buffer, batch or hyper")
-case("arguments are named", X, '%x: tensor<8x4xf32> {zshard.role = "batch"}', "argument #2 (batch) needs a zshard.name")
-extra("names are dotted paths", '%extra: tensor<2xf32> {zshard.role = "batch", zshard.name = "fc..bias"}', "argument #4 ('fc..bias'): 'fc..bias' is not a dotted path")
-case("names are unique", X, '%x: tensor<8x4xf32> {zshard.role = "batch", zshard.name = "lr"}', "name 'lr' is used by arguments #2 and #3")
-case("parameters have an init spec", W, W.replace(', zshard.init = "normal(0, 0.02)"',''), "argument #0 ('fc.0.weight') needs a zshard.init")
-case("init specs parse", W, W.replace('normal(0, 0.02)','normal(0)'), "argument #0 ('fc.0.weight') has a bad zshard.init 'normal(0)': expected ',' at offset 8")
-case("init specs name a known distribution", W, W.replace('normal(0, 0.02)','gaussian(0, 1)'), "argument #0 ('fc.0.weight') has a bad zshard.init 'gaussian(0, 1)': expected normal(MEAN, STD), uniform(LOW, HIGH), zeros, ones or param")
-case("a standard deviation is not negative", W, W.replace('normal(0, 0.02)','normal(0, -1)'), "has a bad zshard.init 'normal(0, -1)': STD must be >= 0")
-case("uniform bounds are ordered", W, W.replace('normal(0, 0.02)','uniform(1, 1)'), "has a bad zshard.init 'uniform(1, 1)': LOW must be < HIGH")
-extra("parameters are floating point", '%extra: tensor<2xi32> {zshard.role = "param", zshard.name = "p", zshard.init = "zeros"}', "argument #4 ('p') must have a floating-point element type", "argument #4 ('p') has no param_out result")
+case("arguments are named", X, '%x: tensor<8x4xf32> {zshard.role = #zshard.role<batch>}', "argument #2 (batch) needs a zshard.name")
+extra("names are dotted paths", '%extra: tensor<2xf32> {zshard.role = #zshard.role<batch>, zshard.name = "fc..bias"}', "argument #4 ('fc..bias'): 'fc..bias' is not a dotted path")
+case("names are unique", X, '%x: tensor<8x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "lr"}', "name 'lr' is used by arguments #2 and #3")
+case("parameters have an init spec", W, W.replace(', zshard.init = #zshard.init<normal(0, 0.02)>',''), "argument #0 ('fc.0.weight') needs a zshard.init")
+extra("parameters are floating point", '%extra: tensor<2xi32> {zshard.role = #zshard.role<param>, zshard.name = "p", zshard.init = #zshard.init<zeros>}', "argument #4 ('p') must have a floating-point element type", "argument #4 ('p') has no param_out result")
 case("only optimizer state copies its parameter", W, W.replace('normal(0, 0.02)','param'), "argument #0 ('fc.0.weight'): init 'param' copies the parameter an optimizer state belongs to; a parameter cannot use it")
 case("optimizer state names its parameter", M, M.replace(' zshard.param = "fc.0.weight",',''), "argument #1 ('fc.0.weight.exp_avg') needs a zshard.param naming its parameter")
 case("optimizer state belongs to an existing parameter", M, M.replace('zshard.param = "fc.0.weight"','zshard.param = "fc.1.weight"'), "argument #1 ('fc.0.weight.exp_avg') belongs to unknown parameter 'fc.1.weight'")
-extra("optimizer state has the shape of its parameter", '%extra: tensor<8xf32> {zshard.role = "opt_state", zshard.name = "fc.0.weight.exp_avg_sq", zshard.param = "fc.0.weight", zshard.init = "zeros"}', "argument #4 ('fc.0.weight.exp_avg_sq') has shape [8] but its parameter 'fc.0.weight' has shape [4, 2]", "argument #4 ('fc.0.weight.exp_avg_sq') has no opt_state_out result")
-extra("hyper-parameters are scalar floats", '%extra: tensor<2xf32> {zshard.role = "hyper", zshard.name = "beta"}', "argument #4 ('beta') must be a rank-0 floating-point tensor, got 'tensor<2xf32>'")
+extra("optimizer state has the shape of its parameter", '%extra: tensor<8xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg_sq", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>}', "argument #4 ('fc.0.weight.exp_avg_sq') has shape [8] but its parameter 'fc.0.weight' has shape [4, 2]", "argument #4 ('fc.0.weight.exp_avg_sq') has no opt_state_out result")
+extra("hyper-parameters are scalar floats", '%extra: tensor<2xf32> {zshard.role = #zshard.role<hyper>, zshard.name = "beta"}', "argument #4 ('beta') must be a rank-0 floating-point tensor, got 'tensor<2xf32>'")
 case("results have a role", LOSS, '-> (tensor<f32>,', "result #0 has no zshard.role", "the step has no loss result")
-case("result roles are known", LOSS, '-> (tensor<f32> {zshard.role = "metric"},', "result #0 has unknown zshard.role 'metric'; expected loss, param_out or opt_state_out", "the step has no loss result")
-case("a step has one loss", POUT, 'tensor<4x2xf32> {zshard.role = "loss"}', "results #0 and #1 are both the loss; a step has one", "argument #0 ('fc.0.weight') has no param_out result")
-case("updated parameters are named", POUT, 'tensor<4x2xf32> {zshard.role = "param_out"}', "result #1 (param_out) needs a zshard.name", "argument #0 ('fc.0.weight') has no param_out result")
+case("a step has one loss", POUT, 'tensor<4x2xf32> {zshard.role = #zshard.role<loss>}', "results #0 and #1 are both the loss; a step has one", "argument #0 ('fc.0.weight') has no param_out result")
+case("updated parameters are named", POUT, 'tensor<4x2xf32> {zshard.role = #zshard.role<param_out>}', "result #1 (param_out) needs a zshard.name", "argument #0 ('fc.0.weight') has no param_out result")
 case("updated parameters exist", POUT, POUT.replace('fc.0.weight','fc.9.weight'), "result #1 updates unknown parameter 'fc.9.weight'", "argument #0 ('fc.0.weight') has no param_out result")
 case("updated optimizer state exists and all state is updated", SOUT, SOUT.replace('exp_avg','exp_avg_sq'), "result #2 updates unknown optimizer state 'fc.0.weight.exp_avg_sq'", "argument #1 ('fc.0.weight.exp_avg') has no opt_state_out result")
 case("a parameter is updated once", SOUT, POUT, "'fc.0.weight' is updated by results #1 and #2", "argument #1 ('fc.0.weight.exp_avg') has no opt_state_out result")
@@ -55,8 +49,8 @@ out.append('''
 
 // Tests that the loss is a scalar float.
 // expected-error @+1 {{result #0 (loss) must be a rank-0 floating-point tensor, got 'tensor<2xf32>'}}
-func.func @train_step(%x: tensor<2xf32> {zshard.role = "batch", zshard.name = "x"})
-    -> (tensor<2xf32> {zshard.role = "loss"}) attributes {zshard.step} {
+func.func @train_step(%x: tensor<2xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"})
+    -> (tensor<2xf32> {zshard.role = #zshard.role<loss>}) attributes {zshard.step} {
   return %x : tensor<2xf32> loc("")
 }
 
@@ -64,9 +58,9 @@ func.func @train_step(%x: tensor<2xf32> {zshard.role = "batch", zshard.name = "x
 
 // Tests that an updated parameter has the parameter's type.
 // expected-error @+1 {{result #1 ('w') has type 'tensor<2xf16>' but argument #0 has type 'tensor<2xf32>'}}
-func.func @train_step(%w: tensor<2xf32> {zshard.role = "param", zshard.name = "w", zshard.init = "zeros"},
-                      %l: tensor<f32> {zshard.role = "batch", zshard.name = "l"})
-    -> (tensor<f32> {zshard.role = "loss"}, tensor<2xf16> {zshard.role = "param_out", zshard.name = "w"})
+func.func @train_step(%w: tensor<2xf32> {zshard.role = #zshard.role<param>, zshard.name = "w", zshard.init = #zshard.init<zeros>},
+                      %l: tensor<f32> {zshard.role = #zshard.role<batch>, zshard.name = "l"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>}, tensor<2xf16> {zshard.role = #zshard.role<param_out>, zshard.name = "w"})
     attributes {zshard.step} {
   %h = arith.truncf %w : tensor<2xf32> to tensor<2xf16> loc("")
   return %l, %h : tensor<f32>, tensor<2xf16> loc("")

@@ -19,18 +19,18 @@
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
 
 func.func @train_step(
-    %w: tensor<4x3xf32> {zshard.role = "param", zshard.name = "fc.weight", zshard.init = "normal(0, 0.02)"},
-    %m: tensor<4x3xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %v: tensor<4x3xf32> {zshard.role = "opt_state", zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = "zeros"},
-    %x: tensor<2x4xf32> {zshard.role = "batch", zshard.name = "x"},
-    %t: tensor<2x3xf32> {zshard.role = "batch", zshard.name = "target"},
-    %mask: tensor<2x3xf32> {zshard.role = "batch", zshard.name = "mask"},
-    %lr: tensor<f32> {zshard.role = "hyper", zshard.name = "lr"},
-    %step: tensor<f32> {zshard.role = "hyper", zshard.name = "step"})
-    -> (tensor<f32> {zshard.role = "loss"},
-        tensor<4x3xf32> {zshard.role = "param_out", zshard.name = "fc.weight"},
-        tensor<4x3xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg"},
-        tensor<4x3xf32> {zshard.role = "opt_state_out", zshard.name = "fc.weight.exp_avg_sq"})
+    %w: tensor<4x3xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
+    %m: tensor<4x3xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %v: tensor<4x3xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<2x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %t: tensor<2x3xf32> {zshard.role = #zshard.role<batch>, zshard.name = "target"},
+    %mask: tensor<2x3xf32> {zshard.role = #zshard.role<batch>, zshard.name = "mask"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %step: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4x3xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.weight"},
+        tensor<4x3xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg"},
+        tensor<4x3xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg_sq"})
     attributes {zshard.step} {
   %zero = arith.constant 0.0 : f32 loc("")
 

@@ -99,27 +99,28 @@ static LogicalResult checkInits(function_ref<InFlightDiagnostic()> emitError,
 }
 
 LogicalResult
-ABIArgumentAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        StringRef role, StringRef name, RankedTensorType type,
-                        StringRef init, StringRef param, StringRef unit,
-                        StringRef slot, ArgPlacement placement,
-                        BoolAttr persistent, FloatAttr recorded) {
-  if (!::zshard_abi::parseArgRole(std::string_view(role.data(), role.size())))
-    return emitError() << "abi_argument has unknown role '" << role << "'";
+ABIArgumentAttr::verify(function_ref<InFlightDiagnostic()> emitError, Role role,
+                        StringRef name, RankedTensorType type, StringRef init,
+                        StringRef param, StringRef unit, StringRef slot,
+                        ArgPlacement placement, BoolAttr persistent,
+                        FloatAttr recorded) {
+  if (!isArgumentRole(role))
+    return emitError() << "abi_argument has the result role '"
+                       << stringifyRole(role) << "'";
   if (name.empty())
-    return emitError() << "abi_argument (" << role
+    return emitError() << "abi_argument (" << stringifyRole(role)
                        << ") needs a non-empty name";
   return checkInit(emitError, init, "abi_argument '" + name + "'",
                    /*allowEmpty=*/true);
 }
 
 LogicalResult
-ABIResultAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                      StringRef role, StringRef name, RankedTensorType type,
-                      StringRef unit, StringRef slot, BoolAttr inPlace) {
-  if (!::zshard_abi::parseResultRole(
-          std::string_view(role.data(), role.size())))
-    return emitError() << "abi_result has unknown role '" << role << "'";
+ABIResultAttr::verify(function_ref<InFlightDiagnostic()> emitError, Role role,
+                      StringRef name, RankedTensorType type, StringRef unit,
+                      StringRef slot, BoolAttr inPlace) {
+  if (isArgumentRole(role))
+    return emitError() << "abi_result has the argument role '"
+                       << stringifyRole(role) << "'";
   return success();
 }
 

@@ -24,6 +24,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,6 +49,23 @@ struct InitSpec {
   /// The canonical spelling, which parse() reads back exactly: numbers in
   /// their shortest round-trip form ("normal(0, 0.02)").
   std::string str() const;
+
+  /// The bits of \p value.
+  static std::uint64_t bits(double value) {
+    std::uint64_t result;
+    std::memcpy(&result, &value, sizeof(result));
+    return result;
+  }
+
+  /// Equal when of one kind with the same numbers, bit for bit (so -0 and 0
+  /// differ, as their spellings do).
+  friend bool operator==(const InitSpec &lhs, const InitSpec &rhs) {
+    return lhs.kind == rhs.kind && bits(lhs.a) == bits(rhs.a) &&
+           bits(lhs.b) == bits(rhs.b);
+  }
+  friend bool operator!=(const InitSpec &lhs, const InitSpec &rhs) {
+    return !(lhs == rhs);
+  }
 };
 
 namespace detail {

@@ -12,7 +12,38 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectImplementation.h"
 
+#include "zshard/abi/InitSpec.h"
+#include "zshard/abi/Roles.h"
+#include "llvm/ADT/Hashing.h"
+
+#include <optional>
+
 #include "zshard/Dialect/ZShard/IR/ZShardEnums.h.inc"
+
+namespace zshard_abi {
+/// Hashes an init spec, the parameter of #zshard.init.
+inline llvm::hash_code hash_value(const InitSpec &spec) {
+  return llvm::hash_combine(static_cast<int>(spec.kind), InitSpec::bits(spec.a),
+                            InitSpec::bits(spec.b));
+}
+} // namespace zshard_abi
+
+namespace mlir {
+namespace zshard {
+
+/// Whether `role` is an argument's role (else a result's).
+inline bool isArgumentRole(Role role) { return uint32_t(role) < 16; }
+
+/// The runtime's argument role of `role`, if it is an argument role.
+std::optional<::zshard_abi::ArgRole> toAbiArgRole(Role role);
+/// The runtime's result role of `role`, if it is a result role.
+std::optional<::zshard_abi::ResultRole> toAbiResultRole(Role role);
+/// The dialect's role of a runtime role.
+Role fromAbiRole(::zshard_abi::ArgRole role);
+Role fromAbiRole(::zshard_abi::ResultRole role);
+
+} // namespace zshard
+} // namespace mlir
 
 #define GET_ATTRDEF_CLASSES
 #include "zshard/Dialect/ZShard/IR/ZShardAttrs.h.inc"

@@ -66,6 +66,29 @@ def ZShard_ArgPlacement : I32EnumAttr<"ArgPlacement",
   let genSpecializedAttr = 0;
 }
 
+// The role of a step argument or result (docs/contract.md, "Roles"). The
+// argument roles have the values of zshard_abi::ArgRole and the result roles
+// those of zshard_abi::ResultRole plus 16 (zshard/abi/Roles.h), which the
+// compiler checks against these in one place (toAbiArgRole, toAbiResultRole).
+def ZShard_Role : I32EnumAttr<"Role",
+    "the role of a step argument or result", [
+  I32EnumAttrCase<"Param", 0, "param">,
+  I32EnumAttrCase<"OptState", 1, "opt_state">,
+  I32EnumAttrCase<"Batch", 2, "batch">,
+  I32EnumAttrCase<"Hyper", 3, "hyper">,
+  I32EnumAttrCase<"ParamShard", 4, "param_shard">,
+  I32EnumAttrCase<"OptStateShard", 5, "opt_state_shard">,
+  I32EnumAttrCase<"Buffer", 6, "buffer">,
+  I32EnumAttrCase<"Loss", 16, "loss">,
+  I32EnumAttrCase<"ParamOut", 17, "param_out">,
+  I32EnumAttrCase<"OptStateOut", 18, "opt_state_out">,
+  I32EnumAttrCase<"ParamShardOut", 19, "param_shard_out">,
+  I32EnumAttrCase<"OptStateShardOut", 20, "opt_state_shard_out">
+]> {
+  let cppNamespace = "::mlir::zshard";
+  let genSpecializedAttr = 0;
+}
+
 // The device a step is compiled for.
 def ZShard_StepTarget : I32EnumAttr<"StepTarget",
     "the device a step is compiled for", [
@@ -74,6 +97,76 @@ def ZShard_StepTarget : I32EnumAttr<"StepTarget",
 ]> {
   let cppNamespace = "::mlir::zshard";
   let genSpecializedAttr = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// The training-step contract (docs/contract.md)
+//===----------------------------------------------------------------------===//
+
+def ZShard_RoleAttr : EnumAttr<ZShard_Dialect, ZShard_Role, "role"> {
+  let summary = "The contract role of a step argument or result";
+  let description = [{
+    What an argument or result of the training step is (docs/contract.md,
+    "Roles"), as the argument or result attribute `zshard.role`:
+
+    ```mlir
+    func.func @train_step(%w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, ...})
+        -> (tensor<f32> {zshard.role = #zshard.role<loss>}, ...)
+    ```
+
+    Argument roles: `param`, `opt_state`, `buffer`, `batch`, `hyper`, and
+    once sharded `param_shard`, `opt_state_shard`. Result roles: `loss`,
+    `param_out`, `opt_state_out`, `param_shard_out`, `opt_state_shard_out`.
+    The dialect rejects a result role on an argument and the reverse.
+  }];
+  let assemblyFormat = "`<` $value `>`";
+  let extraClassDeclaration = [{
+    /// Whether this is the role of an argument (else of a result).
+    bool isArgumentRole() const {
+      return ::mlir::zshard::isArgumentRole(getValue());
+    }
+  }];
+}
+
+def ZShard_PlacementAttr : EnumAttr<ZShard_Dialect, ZShard_ArgPlacement,
+                                    "placement"> {
+  let summary = "Where the runtime keeps a step argument";
+  let description = [{
+    The argument attribute `zshard.placement`: `#zshard.placement<device>`
+    (the default) or `#zshard.placement<host>`, the runtime's host pool,
+    which `zshard-offload` gives optimizer state.
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def ZShard_InitAttr : AttrDef<ZShard_Dialect, "Init"> {
+  let mnemonic = "init";
+  let summary = "How the runtime initialises a step argument";
+  let description = [{
+    An init spec (docs/contract.md, "Init specs"; the grammar is the
+    runtime's, `zshard/abi/InitSpec.h`), as the argument attribute
+    `zshard.init` of a `param`, `opt_state` or `buffer` and, one per unit
+    member, in the `zshard.inits` array of a shard:
+
+    ```mlir
+    #zshard.init<normal(0, 0.02)>
+    #zshard.init<uniform(-0.5, 0.5)>
+    #zshard.init<zeros>
+    #zshard.init<ones>
+    #zshard.init<param>
+    ```
+
+    `param` (optimizer state that starts as a copy of its parameter) is for
+    optimizer state only. The verifier rejects a negative STD and LOW >=
+    HIGH, with the runtime's words.
+  }];
+  let parameters = (ins "::zshard_abi::InitSpec":$spec);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The runtime's spelling ("normal(0, 0.02)"), which the manifest holds.
+    std::string str() const { return getSpec().str(); }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -120,19 +213,19 @@ def ZShard_ABIArgumentAttr : AttrDef<ZShard_Dialect, "ABIArgument"> {
   let summary = "One argument of a compiled step, as its runtime holds it";
   let description = [{
     An argument of the step, in argument order, as the artifact's manifest
-    describes it (docs/runtime.md): its contract role (the names of
-    `zshard/abi/Roles.h`), stable name, tensor type and init spec; for
+    describes it (docs/runtime.md): its contract role (an argument's role of
+    #zshard.role, which the manifest spells as `zshard/abi/Roles.h` does), stable name, tensor type and init spec; for
     optimizer state its parameter; for shards the unit and optimizer-state
     slot; where the runtime keeps it; for a buffer whether checkpoints hold
     it; for a hyper its recorded value (`zshard.default`). Written by
     `zshard-record-abi` from the step contract before lowering.
 
     ```mlir
-    #zshard.abi_argument<role = "param_shard", name = "h.0", type = tensor<2112xf32>, unit = "h.0">
+    #zshard.abi_argument<role = param_shard, name = "h.0", type = tensor<2112xf32>, unit = "h.0">
     ```
   }];
   let parameters = (ins
-    StringRefParameter<"contract role">:$role,
+    EnumParameter<ZShard_Role>:$role,
     StringRefParameter<"stable dotted name">:$name,
     "::mlir::RankedTensorType":$type,
     StringRefParameter<"init spec (zshard/abi/InitSpec.h)", [{""}]>:$init,
@@ -160,11 +253,11 @@ def ZShard_ABIResultAttr : AttrDef<ZShard_Dialect, "ABIResult"> {
     set by `zshard-update-in-place`).
 
     ```mlir
-    #zshard.abi_result<role = "param_shard_out", name = "h.0", type = tensor<2112xf32>, unit = "h.0", in_place = true>
+    #zshard.abi_result<role = param_shard_out, name = "h.0", type = tensor<2112xf32>, unit = "h.0", in_place = true>
     ```
   }];
   let parameters = (ins
-    StringRefParameter<"contract role">:$role,
+    EnumParameter<ZShard_Role>:$role,
     StringRefParameter<"stable dotted name", [{""}]>:$name,
     "::mlir::RankedTensorType":$type,
     StringRefParameter<"the unit of an updated shard", [{""}]>:$unit,

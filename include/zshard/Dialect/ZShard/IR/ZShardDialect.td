@@ -36,6 +36,10 @@ def ZShard_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let hasCanonicalizer = 0;
+  // The contract's argument and result attributes (zshard.role, ...) are
+  // typed and checked by the dialect (ZShardContractAttrs.cpp).
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
   private:
     void registerAttributes();
