@@ -92,6 +92,9 @@ void zshard::buildBufferizedStepToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // bf16 conversions as integer ops: no __truncsfbf2 call, which libgcc 12
+  // lacks, on CPUs without AVX512-BF16.
+  pm.addPass(zshard::createExpandBF16());
   FinalizeMemRefToLLVMConversionPassOptions memref;
   memref.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));

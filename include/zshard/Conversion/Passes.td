@@ -161,6 +161,34 @@ def LocalizeInits : Pass<"zshard-localize-inits", "::mlir::func::FuncOp"> {
   ];
 }
 
+def ExpandBF16 : Pass<"zshard-expand-bf16", "::mlir::ModuleOp"> {
+  let summary = "Write f32 <-> bf16 conversions as integer arithmetic";
+  let description = [{
+    Rewrites every scalar or vector `arith.truncf` to bf16 and `arith.extf`
+    from bf16 into bit operations on i32/i16 (MLIR's
+    `populateExpandBFloat16Patterns`): truncation rounds to nearest even and
+    makes a NaN the quiet NaN 0x7FC0, extension shifts the bits up. Run by
+    the CPU lowering before arith-to-llvm.
+
+    Without it LLVM lowers a scalar `fptrunc float to bfloat` on a CPU
+    without AVX512-BF16 (an AMD EPYC of Zen 2/3, most Intel client parts)
+    to a call of `__truncsfbf2`, which Debian 12's libgcc (GCC 12) does not
+    have: the compiled `step.so` then fails to load ("undefined symbol:
+    __truncsfbf2"). The integer form needs no helper, vectorises like any
+    integer loop, and rounds the same on every x86-64 CPU (the AVX512-BF16
+    instruction flushes subnormal inputs to zero; this keeps them).
+
+    ```mlir
+    %h = arith.truncf %x : f32 to bf16
+    // becomes
+    %i = arith.bitcast %x : f32 to i32
+    ... (round-to-nearest-even bias, shift, NaN select)
+    %h = arith.bitcast %r : i16 to bf16
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def UpdateInPlace : Pass<"zshard-update-in-place", "::mlir::ModuleOp"> {
   let summary = "Write parameter and optimizer-state updates into their own "
                 "buffers";
