@@ -20,20 +20,13 @@
 #define ZSHARD_ANALYSIS_MICROBATCHES_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "zshard/Dialect/ZShard/IR/ZShardContract.h"
 
 #include <cstdint>
 #include <optional>
 
 namespace mlir {
 namespace zshard {
-
-namespace contract {
-/// On the step function: the number of microbatches K, an i64 >= 2.
-inline constexpr llvm::StringLiteral kMicrobatches = "zshard.microbatches";
-/// On a top-level op of an accumulating step: the microbatch (0 .. K-1) of
-/// the copy of forward and backward it belongs to, an i64.
-inline constexpr llvm::StringLiteral kMicrobatch = "zshard.microbatch";
-} // namespace contract
 
 /// Where a sharded unit's parameters are gathered when the step accumulates
 /// microbatches (zshard-shard `microbatch-gathers`).

@@ -43,23 +43,6 @@ StringRef nameOf(func::FuncOp func, unsigned index) {
   return name ? name.getValue() : StringRef();
 }
 
-/// The argument role a result role updates, if any (not the loss's).
-std::optional<ArgRole> updatedRole(ResultRole role) {
-  switch (role) {
-  case ResultRole::ParamOut:
-    return ArgRole::Param;
-  case ResultRole::OptStateOut:
-    return ArgRole::OptState;
-  case ResultRole::ParamShardOut:
-    return ArgRole::ParamShard;
-  case ResultRole::OptStateShardOut:
-    return ArgRole::OptStateShard;
-  case ResultRole::Loss:
-    break;
-  }
-  return std::nullopt;
-}
-
 /// The key of state argument `name` of role `role` in `stateArgs`.
 std::string stateKey(ArgRole role, StringRef name) {
   return (stringifyArgRole(role) + ":" + name).str();
@@ -260,7 +243,7 @@ struct UpdateInPlacePass
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
       std::optional<ResultRole> outRole = readOutParamRole(func, i);
       std::optional<ArgRole> argRole =
-          outRole ? updatedRole(*outRole) : std::nullopt;
+          outRole ? ::zshard_abi::updatedRole(*outRole) : std::nullopt;
       if (!argRole)
         continue;
       auto it = stateArgs.find(stateKey(*argRole, nameOf(func, i)));

@@ -89,6 +89,24 @@ constexpr const char *roleName(ResultRole role) {
   return "?";
 }
 
+/// The argument role a result of role \p role updates: param for param_out,
+/// and so on; none for the loss.
+constexpr std::optional<ArgRole> updatedRole(ResultRole role) {
+  switch (role) {
+  case ResultRole::ParamOut:
+    return ArgRole::Param;
+  case ResultRole::OptStateOut:
+    return ArgRole::OptState;
+  case ResultRole::ParamShardOut:
+    return ArgRole::ParamShard;
+  case ResultRole::OptStateShardOut:
+    return ArgRole::OptStateShard;
+  case ResultRole::Loss:
+    break;
+  }
+  return std::nullopt;
+}
+
 /// The argument role named \p text, if any.
 inline std::optional<ArgRole> parseArgRole(std::string_view text) {
   for (ArgRole role : kAllArgRoles)

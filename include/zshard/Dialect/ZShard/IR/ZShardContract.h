@@ -55,6 +55,12 @@ inline constexpr llvm::StringLiteral kModuleClasses = "zshard.module_classes";
 /// Marks a step as the forward-only eval entry zshard-extract-eval derived
 /// from a training step: its only result is the loss, and it updates nothing.
 inline constexpr llvm::StringLiteral kEval = "zshard.eval";
+/// On the step function: the number of microbatches K, an i64 >= 2
+/// (zshard/Analysis/Microbatches.h reads it).
+inline constexpr llvm::StringLiteral kMicrobatches = "zshard.microbatches";
+/// On a top-level op of an accumulating step: the microbatch (0 .. K-1) of
+/// the copy of forward and backward it belongs to, an i64.
+inline constexpr llvm::StringLiteral kMicrobatch = "zshard.microbatch";
 /// On the module: the step's ABI record (#zshard.step_abi, written by
 /// zshard-record-abi), which the artifact's manifest is written from.
 inline constexpr llvm::StringLiteral kABI = "zshard.abi";
