@@ -29,9 +29,6 @@ using namespace mlir::zshard;
 // Roles: the dialect's enum is the runtime's two
 //===----------------------------------------------------------------------===//
 
-/// The offset of the result roles in the dialect's Role enum.
-static constexpr uint32_t kResultRoleBase = 16;
-
 std::optional<::zshard_abi::ArgRole> zshard::toAbiArgRole(Role role) {
   if (!isArgumentRole(role))
     return std::nullopt;

@@ -31,8 +31,14 @@ inline llvm::hash_code hash_value(const InitSpec &spec) {
 namespace mlir {
 namespace zshard {
 
+/// The value of the first result role in the Role enum (ZShardAttrs.td): a
+/// result role is its zshard_abi::ResultRole plus this.
+inline constexpr uint32_t kResultRoleBase = 16;
+
 /// Whether `role` is an argument's role (else a result's).
-inline bool isArgumentRole(Role role) { return uint32_t(role) < 16; }
+inline bool isArgumentRole(Role role) {
+  return uint32_t(role) < kResultRoleBase;
+}
 
 /// The runtime's argument role of `role`, if it is an argument role.
 std::optional<::zshard_abi::ArgRole> toAbiArgRole(Role role);
