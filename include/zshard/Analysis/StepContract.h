@@ -44,10 +44,11 @@ using Placement = ArgPlacement;
 StringRef stringifyArgRole(ArgRole role);
 StringRef stringifyResultRole(ResultRole role);
 
-/// The contract attributes of one argument or result, for passes that work
-/// on a function StepContract does not read (a bufferized step, a helper):
-/// the one reader of `zshard.role` and `zshard.placement` besides
-/// StepContract.
+// The contract attributes of one argument or result, for passes that work
+// on a function StepContract does not read (a bufferized step, a helper):
+// the one reader of `zshard.role` and `zshard.placement` besides
+// StepContract.
+
 /// The role of argument `index` of `func`, if it has one.
 std::optional<ArgRole> readArgRole(FunctionOpInterface func, unsigned index);
 /// The role of result `index` of `func`, if it has one.

@@ -236,8 +236,7 @@ struct UpdateInPlacePass
     llvm::StringMap<unsigned> stateArgs;
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
       std::optional<ArgRole> role = readArgRole(func, i);
-      if (role == ArgRole::Param || role == ArgRole::OptState ||
-          role == ArgRole::ParamShard || role == ArgRole::OptStateShard)
+      if (role && ::zshard_abi::updateRole(*role))
         stateArgs[stateKey(*role, nameOf(func, i))] = i;
     }
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {

@@ -495,8 +495,8 @@ Manifest::modelParams() const {
 }
 
 bool zshard::rt::isStateRole(ArgRole role) {
-  return role == ArgRole::Param || role == ArgRole::OptState ||
-         role == ArgRole::ParamShard || role == ArgRole::OptStateShard;
+  // State is what a result updates (zshard/abi/Roles.h).
+  return zshard_abi::updateRole(role).has_value();
 }
 
 bool zshard::rt::isCheckpointed(const ArgumentDesc &arg) {

@@ -39,19 +39,6 @@ void appendTensor(std::string &out, const std::string &role,
   out += ';';
 }
 
-ResultRole updateRole(ArgRole role) {
-  switch (role) {
-  case ArgRole::Param:
-    return ResultRole::ParamOut;
-  case ArgRole::OptState:
-    return ResultRole::OptStateOut;
-  case ArgRole::ParamShard:
-    return ResultRole::ParamShardOut;
-  default:
-    return ResultRole::OptStateShardOut;
-  }
-}
-
 std::string axesString(const std::vector<int64_t> &axes) {
   return shapeString(axes);
 }
@@ -292,11 +279,8 @@ void zshard::rt::checkManifestRoles(Manifest &manifest) {
               typeString(result.type));
       continue;
     }
-    ArgRole argRole =
-        result.role == ResultRole::ParamOut        ? ArgRole::Param
-        : result.role == ResultRole::OptStateOut   ? ArgRole::OptState
-        : result.role == ResultRole::ParamShardOut ? ArgRole::ParamShard
-                                                   : ArgRole::OptStateShard;
+    // Every result but the loss updates an argument.
+    ArgRole argRole = *zshard_abi::updatedRole(result.role);
     std::string what =
         std::string(roleName(result.role)) + " '" + result.name + "'";
     const ArgumentDesc *arg = manifest.findArgument(argRole, result.name);
@@ -316,7 +300,7 @@ void zshard::rt::checkManifestRoles(Manifest &manifest) {
   for (const ArgumentDesc &arg : manifest.arguments)
     if (isStateRole(arg.role) && !updates.count(arg.index))
       error(std::string(roleName(arg.role)) + " '" + arg.name + "' has no " +
-            roleName(updateRole(arg.role)) + " result");
+            roleName(*zshard_abi::updateRole(arg.role)) + " result");
 }
 
 std::string zshard::rt::signatureText(const Manifest &manifest) {

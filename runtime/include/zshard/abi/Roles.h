@@ -107,6 +107,16 @@ constexpr std::optional<ArgRole> updatedRole(ResultRole role) {
   return std::nullopt;
 }
 
+/// The result role that updates an argument of role \p role (updatedRole's
+/// inverse): param_out for param, and so on; none for batch, hyper and
+/// buffer, which no result updates.
+constexpr std::optional<ResultRole> updateRole(ArgRole role) {
+  for (ResultRole result : kAllResultRoles)
+    if (updatedRole(result) == role)
+      return result;
+  return std::nullopt;
+}
+
 /// The argument role named \p text, if any.
 inline std::optional<ArgRole> parseArgRole(std::string_view text) {
   for (ArgRole role : kAllArgRoles)
