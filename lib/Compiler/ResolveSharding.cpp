@@ -94,7 +94,7 @@ static LogicalResult resolveUnits(ModuleOp module,
     options.pattern = llvm::join(blocks, ",");
     return success();
   }
-  if (options.remat != "none")
+  if (!options.remat.isNone())
     return errors.error("--remat needs blocks to checkpoint, and " + input +
                         " has no indexed modules (such as h.<i>)");
   // Without blocks the whole model is one unit, as FSDP wraps a model

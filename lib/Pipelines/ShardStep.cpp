@@ -29,7 +29,7 @@ void zshard::buildRematStage(OpPassManager &pm,
                              const ShardStepOptions &options) {
   // Checkpointing runs on the unsharded step: the backward gather of a
   // unit then covers the parameters its recomputation reads.
-  if (options.remat != "none") {
+  if (!options.remat.isNone()) {
     RematOptions remat;
     remat.policy = options.remat;
     remat.pattern = StringRef(options.pattern).split(',').first.trim().str();

@@ -135,26 +135,17 @@ void RematPass::runOnOperation() {
     emitError(getReportLoc(module), "zshard-remat: ") << message;
     signalPassFailure();
   };
-  StringRef text = policy;
-  int64_t every = 0, budget = -1;
-  selective = text == "selective";
-  if (text.consume_front("every=")) {
-    if (text.getAsInteger(10, every) || every < 1)
-      return fail("every=K needs a positive K, got '" + text + "'");
-  } else if (text.consume_front("budget=")) {
-    if (text.getAsInteger(10, budget) || budget < 0)
-      return fail("budget=BYTES needs a byte count, got '" + text + "'");
-  } else if (text != "none" && text != "all" && text != "selective") {
-    return fail("unknown policy '" + policy +
-                "'; expected none, all, every=K, selective or budget=BYTES");
-  }
+  // The policy was checked when the option was parsed (RematOptions.h).
+  const RematPolicy &rematPolicy = policy;
+  bool none = rematPolicy.isNone();
+  selective = rematPolicy.kind == RematPolicy::Kind::Selective;
 
   StepContract contract(module);
   if (failed(contract.run()))
     return signalPassFailure();
   func::FuncOp step = contract.getStep();
   Block &body = step.front();
-  if (policy != "none" && getNumMicrobatches(step) > 1)
+  if (!none && getNumMicrobatches(step) > 1)
     return fail("the step accumulates " + Twine(getNumMicrobatches(step)) +
                 " microbatches; checkpoint it before zshard-accumulate, so "
                 "that each microbatch recomputes its blocks in its own "
@@ -164,7 +155,7 @@ void RematPass::runOnOperation() {
     return fail("cannot derive the phases of the step");
   phases = &phaseAnalysis;
 
-  if (policy != "none" && failed(verifyModulePaths(step, "zshard-remat")))
+  if (!none && failed(verifyModulePaths(step, "zshard-remat")))
     return signalPassFailure();
   std::optional<SmallVector<StringRef>> patternParts =
       parsePathPattern(pattern);
@@ -191,7 +182,7 @@ void RematPass::runOnOperation() {
   SmallVector<RematBlock *> blocks;
   for (auto &entry : blocksByName)
     blocks.push_back(&entry.second);
-  if (blocks.empty() && policy != "none")
+  if (blocks.empty() && !none)
     return fail("pattern '" + pattern +
                 "' matches no forward op; no block to checkpoint (" +
                 describeBlockPatterns(step) + ")");
@@ -212,10 +203,8 @@ void RematPass::runOnOperation() {
 
   // Which blocks.
   llvm::SmallPtrSet<RematBlock *, 8> chosen;
-  if (!blocks.empty() && !StringRef(this->blocks).empty()) {
-    SmallVector<StringRef> wanted;
-    StringRef(this->blocks).split(wanted, ',', -1, false);
-    for (StringRef name : wanted) {
+  if (!blocks.empty() && !this->blocks.empty()) {
+    for (StringRef name : this->blocks) {
       auto it = blocksByName.find(name.trim());
       if (it == blocksByName.end()) {
         SmallVector<StringRef> known;
@@ -227,7 +216,8 @@ void RematPass::runOnOperation() {
       }
       chosen.insert(&it->second);
     }
-  } else if (budget >= 0) {
+  } else if (rematPolicy.kind == RematPolicy::Kind::Budget) {
+    int64_t budget = rematPolicy.budget;
     // Bytes alive across the forward/backward boundary with `set`
     // checkpointed: every forward value a backward op (or a clone) reads.
     auto boundaryBytes = [&](const llvm::SmallPtrSet<RematBlock *, 8> &set) {
@@ -312,9 +302,11 @@ void RematPass::runOnOperation() {
         << llvm::join(picked, ", ") << "); " << current
         << " bytes of activations live across forward and "
            "backward";
-  } else if (policy != "none") {
+  } else if (!none) {
+    int64_t every =
+        rematPolicy.kind == RematPolicy::Kind::Every ? rematPolicy.every : 1;
     for (auto [i, block] : llvm::enumerate(blocks))
-      if (!every || i % every == 0)
+      if (i % every == 0)
         chosen.insert(block);
   }
 

@@ -98,11 +98,11 @@
 // BACKWARD-NOT: {{.+}}
 // DEPTH: zshard-compile: error: --prefetch forward-depth takes a non-negative integer, got '-1'
 // DEPTH-NOT: {{.+}}
-// REMAT: zshard-compile: error: --remat takes none, all, every=K, selective or budget=BYTES, got 'some'
+// REMAT: zshard-compile: error: --remat: unknown policy 'some'; expected none, all, every=K, selective or budget=BYTES
 // REMAT-NOT: {{.+}}
-// EVERY: zshard-compile: error: --remat every=K takes a positive K, got 'every=0'
+// EVERY: zshard-compile: error: --remat: every=K needs a positive K, got '0'
 // EVERY-NOT: {{.+}}
-// BUDGET: zshard-compile: error: --remat budget=BYTES takes a byte size such as 64MiB, got 'budget=lots'
+// BUDGET: zshard-compile: error: --remat: budget=BYTES needs a byte size such as 1048576 or 64MiB, got 'lots'
 // BUDGET-NOT: {{.+}}
 // SHARDEDEMIT: zshard-compile: error: --emit=sharded-mlir needs --strategy or --auto
 // SHARDEDEMIT-NOT: {{.+}}

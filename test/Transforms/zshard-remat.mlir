@@ -6,7 +6,10 @@
 // RUN: zshard-opt %t.mlir --zshard-remat="policy=none" | FileCheck %s --check-prefix=NONE
 // RUN: zshard-opt %t.mlir --zshard-remat="policy=budget=1000000" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET --implicit-check-not=note:
 // RUN: not zshard-opt %t.mlir --zshard-remat="policy=budget=100" 2>&1 | FileCheck %s --check-prefix=TOOSMALL
-// RUN: not zshard-opt %t.mlir --zshard-remat="policy=sometimes" 2>&1 | FileCheck %s --check-prefix=BADPOLICY
+// RUN: zshard-opt %t.mlir --zshard-remat="policy=budget=1MiB" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MIB
+// RUN: zshard-opt %t.mlir --zshard-remat="policy=every=3 blocks=h.0,h.1" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// RUN: zshard-opt %t.mlir --pass-pipeline="builtin.module(zshard-remat{blocks={h.0,h.1} pattern=h.<i> policy=every=3})" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// RUN: not zshard-opt %t.mlir --zshard-remat="policy=sometimes" 2>&1 | FileCheck %s --check-prefix=BADPOLICY --implicit-check-not=error:
 // RUN: not zshard-opt %t.mlir --zshard-remat="blocks=h.7" 2>&1 | FileCheck %s --check-prefix=BADBLOCK
 // RUN: not zshard-opt %t.mlir --zshard-remat="pattern=layers.<i>" 2>&1 | FileCheck %s --check-prefix=NOMATCH
 // RUN: zshard-opt %t.mlir --zshard-remat --zshard-verify-contract \
@@ -44,6 +47,9 @@
 // BUDGET: {{^}}zshard-gen:0:0: remark: zshard-remat: budget=1000000 bytes: checkpointing 0 of 2 blocks (); {{[0-9]+}} bytes of activations live across forward and backward
 
 // TOOSMALL: {{^}}zshard-gen:0:0: error: zshard-remat: budget=100 bytes cannot be met: with 2 of 2 blocks checkpointed {{[0-9]+}} bytes of activations still live across forward and backward, {{[0-9]+}} bytes too many
-// BADPOLICY: {{^}}zshard-gen:0:0: error: zshard-remat: unknown policy 'sometimes'; expected none, all, every=K, selective or budget=BYTES
+// A budget is a byte size; the policy prints as it parses, budgets in bytes.
+// MIB: remark: zshard-remat: budget=1048576 bytes: checkpointing 0 of 2 blocks
+// PIPELINE: zshard-remat{blocks={h.0,h.1} pattern=h.<i> policy=every=3}
+// BADPOLICY: {{^}}zshard-opt: for the --policy option: unknown policy 'sometimes'; expected none, all, every=K, selective or budget=BYTES{{$}}
 // BADBLOCK: {{^}}zshard-gen:0:0: error: zshard-remat: blocks names 'h.7', which is not a block of pattern 'h.<i>' (its blocks are h.0, h.1){{$}}
 // NOMATCH: {{^}}zshard-gen:0:0: error: zshard-remat: pattern 'layers.<i>' matches no forward op; no block to checkpoint (the step's repeated blocks are h.<i>){{$}}

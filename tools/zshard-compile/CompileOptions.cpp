@@ -7,6 +7,7 @@
 #include "CompileOptions.h"
 
 #include "zshard/Pipelines/AutoShard.h"
+#include "zshard/Support/ByteSize.h"
 #include "zshard/Target/Artifact.h"
 
 #include "mlir/IR/AsmState.h"
@@ -323,32 +324,11 @@ bool readPrefetch(ShardStepOptions &options) {
 
 /// Checks --remat and writes it as the zshard-remat policy.
 bool readRemat(ShardStepOptions &options) {
-  StringRef text = StringRef(remat).trim();
-  int64_t every;
-  if (text == "none" || text == "all" || text == "selective") {
-    options.remat = text.str();
-  } else if (text.starts_with("every=")) {
-    if (text.drop_front(6).getAsInteger(10, every) || every < 1) {
-      printError("--remat every=K takes a positive K, got '" + text + "'");
-      return false;
-    }
-    options.remat = text.str();
-  } else if (text.starts_with("budget=")) {
-    std::optional<int64_t> bytes = parseByteSize(text.drop_front(7));
-    if (!bytes) {
-      printError("--remat budget=BYTES takes a byte size such as 64MiB, "
-                 "got '" +
-                 text + "'");
-      return false;
-    }
-    options.remat = "budget=" + std::to_string(*bytes);
-  } else {
-    printError("--remat takes none, all, every=K, selective or "
-               "budget=BYTES, got '" +
-               text + "'");
-    return false;
-  }
-  return true;
+  std::string error;
+  if (parseRematPolicy(remat, options.remat, error))
+    return true;
+  printError("--remat: " + error);
+  return false;
 }
 
 /// Reads --wrap into `request`.

@@ -84,11 +84,6 @@ FailureOr<AutoCandidate> chooseAutoShard(ModuleOp module,
 ShardStepOptions getCandidateOptions(const AutoCandidate &candidate,
                                      const AutoShardOptions &options);
 
-
-
-/// Parses a byte size such as `80GiB`, `512MiB`, `1.5GB` or `1024`.
-std::optional<int64_t> parseByteSize(StringRef text);
-
 } // namespace zshard
 } // namespace mlir
 

@@ -20,6 +20,7 @@
 #define ZSHARD_PIPELINES_SHARDSTEP_H
 
 #include "zshard/Analysis/Microbatches.h"
+#include "zshard/Transforms/RematOptions.h"
 #include "zshard/Transforms/ScheduleOptions.h"
 #include "zshard/Transforms/UnitOptions.h"
 
@@ -63,9 +64,8 @@ struct ShardStepOptions {
   std::string pattern = "h.<i>";
   /// Size policy: elements a unit holds before it is closed.
   int64_t minParams = 1000000;
-  /// The zshard-remat policy: none, all, every=K, selective or
-  /// budget=BYTES.
-  std::string remat = "none";
+  /// The zshard-remat policy.
+  RematPolicy remat = RematPolicy::none();
   /// Split collectives into start/wait and schedule them (zshard-async,
   /// zshard-prefetch); false leaves every collective synchronous.
   bool schedule = true;
@@ -143,11 +143,11 @@ struct ShardStepPipelineOptionsBase : public Base {
   Option<int64_t> minParams{
       *this, "min-params", llvm::cl::desc("size: elements a unit holds"),
       llvm::cl::init(1000000)};
-  Option<std::string> remat{
+  Option<RematPolicy> remat{
       *this, "remat",
       llvm::cl::desc("Checkpointing: none, all, every=K, selective or "
                      "budget=BYTES"),
-      llvm::cl::init("none")};
+      llvm::cl::init(RematPolicy::none())};
   Option<bool> schedule{
       *this, "schedule", llvm::cl::desc("Async collectives with prefetching"),
       llvm::cl::init(true)};

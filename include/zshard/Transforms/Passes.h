@@ -17,6 +17,7 @@
 #include "zshard/Analysis/Microbatches.h"
 #include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
 #include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
+#include "zshard/Transforms/RematOptions.h"
 #include "zshard/Transforms/ScheduleOptions.h"
 #include "zshard/Transforms/UnitOptions.h"
 

@@ -366,11 +366,12 @@ def Remat : Pass<"zshard-remat", "::mlir::ModuleOp"> {
     * `every=K`: blocks 0, K, 2K, ... (in forward order);
     * `selective`: every block, but matrix-product outputs (named matmuls
       and contractions) stay saved; only cheap ops are recomputed;
-    * `budget=BYTES`: the fewest recomputed FLOPs whose saved activations
-      (bytes that live across the forward/backward boundary in the
-      checkpointed form) fit in BYTES: blocks are checkpointed in order of
-      bytes freed per FLOP recomputed until the rest fits; an error gives
-      the shortfall when even checkpointing every block does not fit.
+    * `budget=BYTES` (a byte count or size such as `64MiB`): the fewest
+      recomputed FLOPs whose saved activations (bytes that live across the
+      forward/backward boundary in the checkpointed form) fit in BYTES:
+      blocks are checkpointed in order of bytes freed per FLOP recomputed
+      until the rest fits; an error gives the shortfall when even
+      checkpointing every block does not fit.
     `blocks=b1,b2` checkpoints exactly the named blocks (an error names a
     block that does not exist).
 
@@ -381,12 +382,14 @@ def Remat : Pass<"zshard-remat", "::mlir::ModuleOp"> {
     clones read).
   }];
   let options = [
-    Option<"policy", "policy", "std::string", "\"all\"",
-           "none, all, every=K, selective or budget=BYTES">,
+    Option<"policy", "policy", "::mlir::zshard::RematPolicy",
+           "::mlir::zshard::RematPolicy::all()",
+           "none, all, every=K, selective or budget=BYTES (a byte size: "
+           "1048576, 64MiB)">,
     Option<"pattern", "pattern", "std::string", "\"h.<i>\"",
            "Module paths that form blocks; <i> is an index">,
-    Option<"blocks", "blocks", "std::string", "\"\"",
-           "Checkpoint exactly these blocks (comma-separated)">
+    ListOption<"blocks", "blocks", "std::string",
+               "Checkpoint exactly these blocks (comma-separated)">
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
   let statistics = [
