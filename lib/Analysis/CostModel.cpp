@@ -21,40 +21,67 @@
 using namespace mlir;
 using namespace mlir::zshard;
 
-std::optional<DeviceModel> mlir::zshard::lookupDevice(StringRef name) {
-  // Dense peaks from the vendors' data sheets (SXM parts); f32 is plain
-  // FP32, not TF32. The cpu preset is this machine: one core's OpenBLAS
-  // sgemm rate and a stream-like bandwidth, as bench/step_time.py measures.
-  // The host link is PCIe 4.0 x16 (A100) or 5.0 x16 (H100, H200) at about
-  // 80% of its peak; the cpu's host pool is its own memory.
-  if (name == "a100")
-    return DeviceModel{"a100", 19.5e12, 312e12, 2.0e12, 25e9};
-  if (name == "h100")
-    return DeviceModel{"h100", 67e12, 989e12, 3.35e12, 50e9};
-  if (name == "h200")
-    return DeviceModel{"h200", 67e12, 989e12, 4.8e12, 50e9};
-  if (name == "cpu")
-    return DeviceModel{"cpu", 60e9, 5e9, 20e9, 20e9};
-  return std::nullopt;
+// Dense peaks from the vendors' data sheets (SXM parts); f32 is plain FP32,
+// not TF32. The cpu preset is this machine: one core's OpenBLAS sgemm rate
+// and a stream-like bandwidth, as bench/step_time.py measures. The host link
+// is PCIe 4.0 x16 (A100) or 5.0 x16 (H100, H200) at about 80% of its peak;
+// the cpu's host pool is its own memory. In DevicePreset's order; constexpr,
+// so that options constructed before main (zshard-compile's) see it filled.
+static constexpr llvm::cl::OptionEnumValue kDeviceValues[] = {
+    {"a100", int(DevicePreset::A100),
+     "A100 SXM: 19.5 TFLOP/s f32, 312 bf16, 2.0 TB/s, host 25 GB/s"},
+    {"h100", int(DevicePreset::H100),
+     "H100 SXM: 67 TFLOP/s f32, 989 bf16, 3.35 TB/s, host 50 GB/s"},
+    {"h200", int(DevicePreset::H200),
+     "H200 SXM: 67 TFLOP/s f32, 989 bf16, 4.8 TB/s, host 50 GB/s"},
+    {"cpu", int(DevicePreset::Cpu),
+     "one core measured: 60 GFLOP/s f32, 5 bf16, 20 GB/s"},
+};
+
+DeviceModel mlir::zshard::getDeviceModel(DevicePreset preset) {
+  std::string name = kDeviceValues[int(preset)].Name.str();
+  switch (preset) {
+  case DevicePreset::A100:
+    return DeviceModel{name, 19.5e12, 312e12, 2.0e12, 25e9};
+  case DevicePreset::H100:
+    return DeviceModel{name, 67e12, 989e12, 3.35e12, 50e9};
+  case DevicePreset::H200:
+    return DeviceModel{name, 67e12, 989e12, 4.8e12, 50e9};
+  case DevicePreset::Cpu:
+    return DeviceModel{name, 60e9, 5e9, 20e9, 20e9};
+  }
+  llvm_unreachable("unknown device preset");
 }
 
-std::optional<LinkModel> mlir::zshard::lookupLink(StringRef name) {
-  // Per-direction bandwidth per rank and a per-step latency.
-  if (name == "nvlink")
-    return LinkModel{"nvlink", 450e9, 3e-6};
-  if (name == "ib")
-    return LinkModel{"ib", 50e9, 5e-6}; // 400 Gbit/s NDR
-  if (name == "eth100")
-    return LinkModel{"eth100", 12.5e9, 20e-6};
-  if (name == "eth10")
-    return LinkModel{"eth10", 1.25e9, 50e-6};
-  return std::nullopt;
+// Per-direction bandwidth per rank and a per-step latency. In LinkPreset's
+// order.
+static constexpr llvm::cl::OptionEnumValue kLinkValues[] = {
+    {"nvlink", int(LinkPreset::NVLink), "NVLink: 450 GB/s per rank, 3 us"},
+    {"ib", int(LinkPreset::IB), "InfiniBand NDR 400 Gbit/s: 50 GB/s, 5 us"},
+    {"eth100", int(LinkPreset::Eth100), "100 Gbit Ethernet: 12.5 GB/s, 20 us"},
+    {"eth10", int(LinkPreset::Eth10), "10 Gbit Ethernet: 1.25 GB/s, 50 us"},
+};
+
+LinkModel mlir::zshard::getLinkModel(LinkPreset preset) {
+  std::string name = kLinkValues[int(preset)].Name.str();
+  switch (preset) {
+  case LinkPreset::NVLink:
+    return LinkModel{name, 450e9, 3e-6};
+  case LinkPreset::IB:
+    return LinkModel{name, 50e9, 5e-6};
+  case LinkPreset::Eth100:
+    return LinkModel{name, 12.5e9, 20e-6};
+  case LinkPreset::Eth10:
+    return LinkModel{name, 1.25e9, 50e-6};
+  }
+  llvm_unreachable("unknown link preset");
 }
 
-StringRef mlir::zshard::getDevicePresetNames() { return "a100, h100, h200, cpu"; }
-StringRef mlir::zshard::getLinkPresetNames() {
-  return "nvlink, ib, eth100, eth10";
+EnumOptionValues mlir::zshard::getDevicePresetValues() {
+  return {kDeviceValues};
 }
+
+EnumOptionValues mlir::zshard::getLinkPresetValues() { return {kLinkValues}; }
 
 static int64_t bytesOf(Type type) {
   if (!isa<RankedTensorType>(type))

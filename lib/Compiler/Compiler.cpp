@@ -189,10 +189,8 @@ LogicalResult zshard::compile(ModuleOp module, const CompileOptions &given,
                                "it is meant for planning, not for running "
                                "(use --emit=memory-plan)");
   if (opts.costReport) {
-    DeviceModel device;
-    LinkModel link;
-    if (failed(lookupCostPresets(opts, errors, device, link)))
-      return failure();
+    DeviceModel device = getDeviceModel(opts.costDevice);
+    LinkModel link = getLinkModel(opts.costLink);
     FailureOr<CostReport> cost =
         CostModel(device, link).estimate(contract.getStep());
     if (failed(cost))

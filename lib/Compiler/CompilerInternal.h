@@ -43,12 +43,6 @@ private:
   unsigned numErrors = 0;
 };
 
-/// The device and link presets the options name; fails with one line when
-/// one is unknown.
-LogicalResult lookupCostPresets(const CompileOptions &options,
-                                CompileErrors &errors, DeviceModel &device,
-                                LinkModel &link);
-
 /// Completes `options.sharding` with what only the step tells -- that it
 /// is not sharded yet, the units' pattern (found in the parameter names,
 /// or the given one checked against them) -- and, for --auto, replaces the

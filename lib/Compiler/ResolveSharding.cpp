@@ -106,23 +106,6 @@ static LogicalResult resolveUnits(ModuleOp module,
   return success();
 }
 
-LogicalResult compiler::lookupCostPresets(const CompileOptions &options,
-                                          CompileErrors &errors,
-                                          DeviceModel &device,
-                                          LinkModel &link) {
-  std::optional<DeviceModel> foundDevice = lookupDevice(options.costDevice);
-  if (!foundDevice)
-    return errors.error("unknown --device '" + options.costDevice +
-                        "'; presets: " + getDevicePresetNames());
-  std::optional<LinkModel> foundLink = lookupLink(options.costLink);
-  if (!foundLink)
-    return errors.error("unknown --link '" + options.costLink +
-                        "'; presets: " + getLinkPresetNames());
-  device = *foundDevice;
-  link = *foundLink;
-  return success();
-}
-
 LogicalResult compiler::resolveSharding(ModuleOp module,
                                         CompileOptions &options,
                                         CompileErrors &errors) {
@@ -138,9 +121,8 @@ LogicalResult compiler::resolveSharding(ModuleOp module,
   AutoShardOptions autoOptions;
   autoOptions.sharding = request.options;
   autoOptions.memoryPerRank = request.memoryPerRank;
-  if (failed(lookupCostPresets(options, errors, autoOptions.device,
-                               autoOptions.link)))
-    return failure();
+  autoOptions.device = getDeviceModel(options.costDevice);
+  autoOptions.link = getLinkModel(options.costLink);
   FailureOr<AutoCandidate> chosen = chooseAutoShard(
       module, autoOptions,
       options.autoTableToStderr ? llvm::errs() : llvm::outs());

@@ -30,39 +30,27 @@ struct CostModelPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<DeviceModel> dev = lookupDevice(device);
-    if (!dev) {
-      emitError(getReportLoc(module))
-          << "zshard-cost-model: unknown device '" << device
-          << "'; presets: " << getDevicePresetNames();
-      return signalPassFailure();
-    }
-    std::optional<LinkModel> net = lookupLink(link);
-    if (!net) {
-      emitError(getReportLoc(module))
-          << "zshard-cost-model: unknown link '" << link
-          << "'; presets: " << getLinkPresetNames();
-      return signalPassFailure();
-    }
+    DeviceModel dev = getDeviceModel(device);
+    LinkModel net = getLinkModel(link);
     if (peakFlops > 0)
-      dev->f32Flops = dev->bf16Flops = peakFlops;
+      dev.f32Flops = dev.bf16Flops = peakFlops;
     if (memBandwidth > 0)
-      dev->memoryBandwidth = memBandwidth;
+      dev.memoryBandwidth = memBandwidth;
     if (linkBandwidth > 0)
-      net->bandwidth = linkBandwidth;
+      net.bandwidth = linkBandwidth;
     if (linkLatency >= 0)
-      net->latency = linkLatency;
+      net.latency = linkLatency;
     StepContract contract(module);
     if (failed(contract.run()))
       return signalPassFailure();
     FailureOr<CostReport> cost =
-        CostModel(*dev, *net).estimate(contract.getStep());
+        CostModel(dev, net).estimate(contract.getStep());
     if (failed(cost))
       return signalPassFailure();
     // The figures as one JSON object, named by the presets they assume.
     llvm::json::Object figures = cost->toJSONObject();
-    figures["device"] = dev->name;
-    figures["link"] = net->name;
+    figures["device"] = dev.name;
+    figures["link"] = net.name;
     std::string text;
     llvm::raw_string_ostream os(text);
     os << llvm::json::Value(std::move(figures));

@@ -4,7 +4,8 @@
 // RUN: FileCheck %s --check-prefix=JSON < %t.json
 // RUN: zshard-opt %t.mlir --mlir-print-debuginfo --zshard-offload | zshard-compile - --emit=memory-plan --cost-report --device a100 --link nvlink | FileCheck %s --check-prefix=OFFLOAD
 // RUN: zshard-gen gpt --preset llama2-7b --layers 1 --dtype bf16 | zshard-compile - --emit=memory-plan | FileCheck %s --check-prefix=PRESET
-// RUN: not zshard-compile %t.mlir --cost-report --device tpu 2>&1 | FileCheck %s --check-prefix=BADDEV
+// RUN: not zshard-compile %t.mlir --cost-report --device tpu 2>&1 | FileCheck %s --check-prefix=BADDEV --implicit-check-not=error
+// RUN: zshard-compile --help | FileCheck %s --check-prefix=PRESETS
 // RUN: zshard-gen gpt --preset llama2-7b --layers 1 | not zshard-compile - -o %t.zsa 2>&1 | FileCheck %s --check-prefix=SHAPES
 
 // Tests zshard-compile's reports on a 2-layer MLP, full_shard over 2 ranks
@@ -49,5 +50,17 @@
 // PRESET: parameters {{[0-9]+}} {{[0-9]+}} {{[0-9]+}}
 // PRESET: peak per rank: {{[0-9.]+}} GiB
 
-// BADDEV: zshard-compile: error: unknown --device 'tpu'; presets: a100, h100, h200, cpu
+// The presets are an enum option: an unknown one is refused while the
+// command line is parsed, and --help lists each with its figures.
+// BADDEV: {{^}}zshard-compile: for the --device option: Cannot find option named 'tpu'!{{$}}
+// PRESETS: --device=<value>
+// PRESETS-NEXT: =a100 {{.*}}A100 SXM: 19.5 TFLOP/s f32, 312 bf16, 2.0 TB/s, host 25 GB/s
+// PRESETS-NEXT: =h100
+// PRESETS-NEXT: =h200
+// PRESETS-NEXT: =cpu
+// PRESETS: --link=<value>
+// PRESETS-NEXT: =nvlink
+// PRESETS-NEXT: =ib {{.*}}InfiniBand NDR 400 Gbit/s: 50 GB/s, 5 us
+// PRESETS-NEXT: =eth100
+// PRESETS-NEXT: =eth10
 // SHAPES: is a shapes-only step (zshard.shapes_only): it is meant for planning, not for running (use --emit=memory-plan)

@@ -231,10 +231,13 @@ cl::opt<bool> costReport(
     cl::desc("Print the predicted step time and exposed communication for "
              "--device over --link (the cost model)"),
     cl::cat(reportCategory));
-cl::opt<std::string> costDevice("device", cl::desc("Cost model device preset"),
-                                cl::init("h100"), cl::cat(reportCategory));
-cl::opt<std::string> costLink("link", cl::desc("Cost model link preset"),
-                              cl::init("ib"), cl::cat(reportCategory));
+cl::opt<DevicePreset> costDevice("device", cl::desc("Cost model device preset"),
+                                 getDevicePresetValues(),
+                                 cl::init(DevicePreset::H100),
+                                 cl::cat(reportCategory));
+cl::opt<LinkPreset> costLink("link", cl::desc("Cost model link preset"),
+                             getLinkPresetValues(), cl::init(LinkPreset::IB),
+                             cl::cat(reportCategory));
 cl::opt<bool> timing("timing", cl::desc("Print pass and phase timings"),
                      cl::cat(reportCategory));
 

@@ -22,6 +22,7 @@
 #define ZSHARD_ANALYSIS_COSTMODEL_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/JSON.h"
 
 #include <optional>
@@ -48,13 +49,32 @@ struct LinkModel {
   double latency = 0;   ///< seconds per message step
 };
 
-/// Presets: a100, h100, h200, cpu (this 2-core machine, measured).
-std::optional<DeviceModel> lookupDevice(StringRef name);
-/// Presets: nvlink, ib, eth10, eth100.
-std::optional<LinkModel> lookupLink(StringRef name);
-/// The preset names, for messages.
-StringRef getDevicePresetNames();
-StringRef getLinkPresetNames();
+/// The devices the cost model knows: the SXM parts' data sheets, and `cpu`
+/// (this 2-core machine, measured).
+enum class DevicePreset { A100, H100, H200, Cpu };
+/// The links the cost model knows.
+enum class LinkPreset { NVLink, IB, Eth100, Eth10 };
+
+/// The figures of a preset (its `name` is the preset's option value).
+DeviceModel getDeviceModel(DevicePreset preset);
+LinkModel getLinkModel(LinkPreset preset);
+
+/// An enum option's values from a table, as `llvm::cl::values` gives them
+/// from a list written at the option.
+struct EnumOptionValues {
+  llvm::ArrayRef<llvm::cl::OptionEnumValue> values;
+  template <class Opt> void apply(Opt &option) const {
+    for (const llvm::cl::OptionEnumValue &value : values)
+      option.getParser().addLiteralOption(value.Name, value.Value,
+                                          value.Description);
+  }
+};
+
+/// The presets as option values (`device=h100`, `--link ib`), each described
+/// by its figures: the one list zshard-cost-model and zshard-compile
+/// (--cost-report, --auto) take.
+EnumOptionValues getDevicePresetValues();
+EnumOptionValues getLinkPresetValues();
 
 /// The predicted figures of one step.
 struct CostReport {

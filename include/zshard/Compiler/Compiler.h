@@ -31,6 +31,7 @@
 #ifndef ZSHARD_COMPILER_COMPILER_H
 #define ZSHARD_COMPILER_COMPILER_H
 
+#include "zshard/Analysis/CostModel.h"
 #include "zshard/Pipelines/Pipelines.h"
 #include "zshard/Pipelines/ShardStep.h"
 
@@ -118,8 +119,8 @@ struct CompileOptions {
   bool memoryReport = false;
   std::string memoryJSON;
   bool costReport = false;
-  std::string costDevice = "h100";
-  std::string costLink = "ib";
+  DevicePreset costDevice = DevicePreset::H100;
+  LinkPreset costLink = LinkPreset::IB;
   bool timing = false;
   /// --auto prints its table to stderr (stdout carries the output).
   bool autoTableToStderr = false;

@@ -438,8 +438,12 @@ def CostModelPass : Pass<"zshard-cost-model", "::mlir::ModuleOp"> {
     bf16). `report=FILE` writes the figures as JSON. The IR is unchanged.
   }];
   let options = [
-    Option<"device", "device", "std::string", "\"h100\"", "Device preset">,
-    Option<"link", "link", "std::string", "\"ib\"", "Link preset">,
+    Option<"device", "device", "::mlir::zshard::DevicePreset",
+           "::mlir::zshard::DevicePreset::H100", "Device preset",
+           "::mlir::zshard::getDevicePresetValues()">,
+    Option<"link", "link", "::mlir::zshard::LinkPreset",
+           "::mlir::zshard::LinkPreset::IB", "Link preset",
+           "::mlir::zshard::getLinkPresetValues()">,
     Option<"peakFlops", "peak-flops", "double", "0",
            "Override: FLOP/s (f32 and bf16)">,
     Option<"memBandwidth", "mem-bandwidth", "double", "0",
