@@ -158,7 +158,7 @@ def parse_step(text):
         if m:
             entry = calls[m.group(1)]
             entry["calls"] += 1
-            phase = re.search(r'zshard\.phase = "(\w+)"', line)
+            phase = re.search(r'zshard\.phase = #zshard\.phase<(\w+)>', line)
             if phase:
                 entry["phases"].add(phase.group(1))
             loc = re.search(r'loc\("([^"]*)"', line)

@@ -23,9 +23,18 @@
 using namespace mlir;
 using namespace mlir::zshard;
 
-StringRef mlir::zshard::stringifyMemCategory(MemCategory category) {
-  return ::zshard_abi::memCategoryName(int(category));
-}
+// The dialect's categories are the runtime's, value for value.
+static_assert(int(MemCategory::Parameters) == ZSHARD_RT_MEM_PARAMETERS);
+static_assert(int(MemCategory::Gradients) == ZSHARD_RT_MEM_GRADIENTS);
+static_assert(int(MemCategory::OptimizerState) ==
+              ZSHARD_RT_MEM_OPTIMIZER_STATE);
+static_assert(int(MemCategory::Activations) == ZSHARD_RT_MEM_ACTIVATIONS);
+static_assert(int(MemCategory::Communication) == ZSHARD_RT_MEM_COMMUNICATION);
+static_assert(int(MemCategory::Other) == ZSHARD_RT_MEM_OTHER);
+static_assert(int(MemCategory::HostOffload) == ZSHARD_RT_MEM_HOST_OFFLOAD);
+static_assert(int(MemCategory::Buffers) == ZSHARD_RT_MEM_BUFFERS);
+static_assert(int(getMaxEnumValForMemCategory()) + 1 ==
+              ZSHARD_RT_MEM_NUM_CATEGORIES);
 
 namespace {
 

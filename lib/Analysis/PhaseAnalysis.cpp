@@ -12,28 +12,6 @@
 using namespace mlir;
 using namespace mlir::zshard;
 
-StringRef zshard::stringifyPhase(Phase phase) {
-  switch (phase) {
-  case Phase::Forward:
-    return "forward";
-  case Phase::Backward:
-    return "backward";
-  case Phase::Optimizer:
-    return "optimizer";
-  }
-  llvm_unreachable("unknown phase");
-}
-
-std::optional<Phase> zshard::symbolizePhase(StringRef text) {
-  if (text == "forward")
-    return Phase::Forward;
-  if (text == "backward")
-    return Phase::Backward;
-  if (text == "optimizer")
-    return Phase::Optimizer;
-  return std::nullopt;
-}
-
 PhaseAnalysis::PhaseAnalysis(func::FuncOp step) : step(step) {}
 
 /// Values `op` reads that are defined outside it: its operands and what its

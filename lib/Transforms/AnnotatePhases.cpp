@@ -40,7 +40,7 @@ struct AnnotatePhasesPass
     for (Operation &op : step.front().without_terminator())
       if (std::optional<Phase> phase = phases.getPhase(&op))
         op.setAttr(contract::kPhase,
-                   builder.getStringAttr(stringifyPhase(*phase)));
+                   PhaseAttr::get(builder.getContext(), *phase));
   }
 };
 } // namespace

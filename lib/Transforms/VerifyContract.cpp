@@ -117,20 +117,12 @@ LogicalResult VerifyContractPass::verifyPhases(func::FuncOp step,
     Attribute explicitPhase = op.getAttr(contract::kPhase);
     if (!explicitPhase)
       continue;
-    auto text = dyn_cast<StringAttr>(explicitPhase);
-    std::optional<Phase> stated =
-        text ? symbolizePhase(text.getValue()) : std::nullopt;
-    if (!stated) {
+    // The dialect verified that it is a #zshard.phase.
+    Phase stated = cast<PhaseAttr>(explicitPhase).getValue();
+    if (stated != *derived) {
       emitError(getReportLoc(&op))
-          << "zshard.phase of op '" << op.getName()
-          << "' must be \"forward\", \"backward\" or \"optimizer\", got "
-          << explicitPhase;
-      ok = false;
-    } else if (*stated != *derived) {
-      emitError(getReportLoc(&op))
-          << "op '" << op.getName() << "' is marked '"
-          << stringifyPhase(*stated) << "' but derives as '"
-          << stringifyPhase(*derived) << "'";
+          << "op '" << op.getName() << "' is marked '" << stringifyPhase(stated)
+          << "' but derives as '" << stringifyPhase(*derived) << "'";
       ok = false;
     }
   }

@@ -19,17 +19,17 @@ func.func @step(%q: tensor<2x6x13x8xf32>, %k: tensor<2x2x13x8xf32>, %v: tensor<2
   // CHECK:      bufferization.to_buffer %arg0 read_only : tensor<2x6x13x8xf32> to memref<2x6x13x8xf32>
   // CHECK:      bufferization.to_buffer %arg1 read_only : tensor<2x2x13x8xf32> to memref<2x2x13x8xf32>
   // CHECK:      bufferization.to_buffer %arg2 read_only
-  // CHECK:      %[[O:.*]] = memref.alloc() {zshard.category = "activations"} : memref<2x6x13x8xf32>
-  // CHECK:      %[[L:.*]] = memref.alloc() {zshard.category = "activations"} : memref<2x6x13xf32>
-  // CHECK:      call @zshard_rt_step_attention_fwd(%[[B]], %[[H]], %{{.*}}, %[[T]], %[[D]], %[[S]], {{.*}}) {zshard.phase = "forward"}
+  // CHECK:      %[[O:.*]] = memref.alloc() {zshard.category = #zshard.category<activations>} : memref<2x6x13x8xf32>
+  // CHECK:      %[[L:.*]] = memref.alloc() {zshard.category = #zshard.category<activations>} : memref<2x6x13xf32>
+  // CHECK:      call @zshard_rt_step_attention_fwd(%[[B]], %[[H]], %{{.*}}, %[[T]], %[[D]], %[[S]], {{.*}}) {zshard.phase = #zshard.phase<forward>}
   // CHECK:      %[[OT:.*]] = bufferization.to_tensor %[[O]] restrict writable
   // CHECK:      %[[LT:.*]] = bufferization.to_tensor %[[L]] restrict writable
-  %o, %lse = zshard.causal_attention %q, %k, %v scale(0.35355339) {zshard.phase = "forward"} : tensor<2x6x13x8xf32>, tensor<2x2x13x8xf32>, tensor<2x2x13x8xf32>
+  %o, %lse = zshard.causal_attention %q, %k, %v scale(0.35355339) {zshard.phase = #zshard.phase<forward>} : tensor<2x6x13x8xf32>, tensor<2x2x13x8xf32>, tensor<2x2x13x8xf32>
   // CHECK:      bufferization.to_buffer %[[OT]] read_only
   // CHECK:      bufferization.to_buffer %[[LT]] read_only : tensor<2x6x13xf32> to memref<2x6x13xf32>
-  // CHECK:      memref.alloc() {zshard.category = "activations"} : memref<2x6x13x8xf32>
-  // CHECK:      memref.alloc() {zshard.category = "activations"} : memref<2x2x13x8xf32>
-  // CHECK:      memref.alloc() {zshard.category = "activations"} : memref<2x2x13x8xf32>
+  // CHECK:      memref.alloc() {zshard.category = #zshard.category<activations>} : memref<2x6x13x8xf32>
+  // CHECK:      memref.alloc() {zshard.category = #zshard.category<activations>} : memref<2x2x13x8xf32>
+  // CHECK:      memref.alloc() {zshard.category = #zshard.category<activations>} : memref<2x2x13x8xf32>
   // CHECK:      call @zshard_rt_step_attention_bwd(
   %dq, %dk, %dv = zshard.causal_attention_grad %q, %k, %v, %o, %lse, %do scale(0.35355339) : tensor<2x6x13x8xf32>, tensor<2x2x13x8xf32>, tensor<2x2x13x8xf32>, tensor<2x6x13x8xf32>, tensor<2x6x13xf32>, tensor<2x6x13x8xf32>
   return %o, %dq, %dk, %dv : tensor<2x6x13x8xf32>, tensor<2x6x13x8xf32>, tensor<2x2x13x8xf32>, tensor<2x2x13x8xf32>

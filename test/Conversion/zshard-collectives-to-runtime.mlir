@@ -24,7 +24,7 @@ zshard.unit @u on @world[1] full_shard padded(8) param(bf16) reduce(f32) ["w" : 
 // CHECK-SAME:    (%[[S:.*]]: tensor<2xbf16>, %[[G:.*]]: tensor<8xf32>)
 func.func @step(%s: tensor<2xbf16>, %g: tensor<8xf32>) -> (tensor<8xbf16>, tensor<2xf32>, tensor<8xf32>) {
   // CHECK:      %[[SRC:.*]] = bufferization.to_buffer %[[S]] read_only : tensor<2xbf16> to memref<2xbf16>
-  // CHECK-NEXT: %[[DST:.*]] = memref.alloc() {zshard.category = "communication"} : memref<8xbf16>
+  // CHECK-NEXT: %[[DST:.*]] = memref.alloc() {zshard.category = #zshard.category<communication>} : memref<8xbf16>
   // CHECK-NEXT: %[[MASK2:.*]] = arith.constant 2 : i64
   // CHECK:      %[[C2:.*]] = arith.constant 2 : i64
   // CHECK-NEXT: %[[BF16:.*]] = arith.constant 1 : i32
@@ -40,14 +40,14 @@ func.func @step(%s: tensor<2xbf16>, %g: tensor<8xf32>) -> (tensor<8xbf16>, tenso
   // CHECK-NEXT: %[[Y:.*]] = arith.addf %[[FULL]], %[[FULL]]
   %y = arith.addf %full, %full : tensor<8xbf16>
   zshard.release %full : tensor<8xbf16>
-  // CHECK:      memref.alloc() {zshard.category = "gradients"} : memref<2xf32>
+  // CHECK:      memref.alloc() {zshard.category = #zshard.category<gradients>} : memref<2xf32>
   // CHECK:      %[[F32:.*]] = arith.constant 0 : i32
   // CHECK-NEXT: %[[AVG:.*]] = arith.constant 1 : i32
   // CHECK-NEXT: arith.constant 0 : i32
   // CHECK-NEXT: call @zshard_rt_step_set_collective_unit
   // CHECK-NEXT: call @zshard_rt_step_reduce_scatter(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[F32]], %[[AVG]])
   %r = zshard.reduce_scatter avg %g on @world[1] unit @u : tensor<8xf32> -> tensor<2xf32>
-  // CHECK:      memref.alloc() {zshard.category = "other"} : memref<8xf32>
+  // CHECK:      memref.alloc() {zshard.category = #zshard.category<other>} : memref<8xf32>
   // CHECK:      %[[MASK3:.*]] = arith.constant 3 : i64
   // CHECK:      %[[C8:.*]] = arith.constant 8 : i64
   // CHECK:      %[[MAX:.*]] = arith.constant 2 : i32

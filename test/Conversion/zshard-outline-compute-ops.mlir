@@ -14,20 +14,20 @@
 // CHECK-SAME:    (%{{.*}}: memref<2x8xf32>, %{{.*}}: memref<2x8xf32>) attributes {no_inline}
 // CHECK-LABEL: func.func @step
 // CHECK-SAME:    (%[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<4x8xf32>, %[[C:.*]]: memref<4x8xf32>, %[[D:.*]]: memref<4x8xf32>, %[[E:.*]]: memref<2x8xf32>, %[[F:.*]]: memref<2x8xf32>)
-// CHECK-NEXT:    call @step.compute.0(%[[A]], %[[B]]) {zshard.phase = "forward"}
-// CHECK-NEXT:    call @step.compute.0(%[[C]], %[[D]]) {zshard.phase = "backward"}
+// CHECK-NEXT:    call @step.compute.0(%[[A]], %[[B]]) {zshard.phase = #zshard.phase<forward>}
+// CHECK-NEXT:    call @step.compute.0(%[[C]], %[[D]]) {zshard.phase = #zshard.phase<backward>}
 // CHECK-NEXT:    call @step.compute.1(%[[E]], %[[F]]) :
 // CHECK-NEXT:    return
 #map = affine_map<(d0, d1) -> (d0, d1)>
 func.func @step(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %c: memref<4x8xf32>, %d: memref<4x8xf32>, %e: memref<2x8xf32>, %f: memref<2x8xf32>) {
   linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
-      ins(%a : memref<4x8xf32>) outs(%b : memref<4x8xf32>) attrs = {zshard.phase = "forward"} {
+      ins(%a : memref<4x8xf32>) outs(%b : memref<4x8xf32>) attrs = {zshard.phase = #zshard.phase<forward>} {
   ^bb0(%in: f32, %out: f32):
     %t = math.tanh %in : f32
     linalg.yield %t : f32
   } loc("h.0.mlp")
   linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
-      ins(%c : memref<4x8xf32>) outs(%d : memref<4x8xf32>) attrs = {zshard.phase = "backward"} {
+      ins(%c : memref<4x8xf32>) outs(%d : memref<4x8xf32>) attrs = {zshard.phase = #zshard.phase<backward>} {
   ^bb0(%in: f32, %out: f32):
     %t = math.tanh %in : f32
     linalg.yield %t : f32

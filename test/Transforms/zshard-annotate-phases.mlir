@@ -6,22 +6,22 @@
 // users.
 
 // CHECK-LABEL: func.func @train_step
-// CHECK:      arith.constant {zshard.phase = "forward"} 0.0
-// CHECK-NEXT: tensor.empty() {zshard.phase = "forward"}
-// CHECK-NEXT: linalg.fill {zshard.phase = "forward"}
-// CHECK-NEXT: linalg.matmul {zshard.phase = "forward"}
-// CHECK-NEXT: tensor.empty() {zshard.phase = "forward"}
-// CHECK-NEXT: linalg.fill {zshard.phase = "forward"}
-// CHECK-NEXT: linalg.reduce {{.*}} {zshard.phase = "forward"}
-// CHECK:      arith.constant {zshard.phase = "backward"} 1.0
-// CHECK-NEXT: tensor.empty() {zshard.phase = "backward"}
-// CHECK-NEXT: linalg.fill {zshard.phase = "backward"}
-// CHECK-NEXT: tensor.empty() {zshard.phase = "backward"}
-// CHECK-NEXT: linalg.fill {zshard.phase = "backward"}
-// CHECK-NEXT: linalg.matmul {{.*}}zshard.phase = "backward"
-// CHECK-NEXT: linalg.add {zshard.phase = "optimizer"}
-// CHECK-NEXT: tensor.extract {{.*}}{zshard.phase = "optimizer"}
-// CHECK-NEXT: linalg.generic {{.*}}zshard.phase = "optimizer"
+// CHECK:      arith.constant {zshard.phase = #zshard.phase<forward>} 0.0
+// CHECK-NEXT: tensor.empty() {zshard.phase = #zshard.phase<forward>}
+// CHECK-NEXT: linalg.fill {zshard.phase = #zshard.phase<forward>}
+// CHECK-NEXT: linalg.matmul {zshard.phase = #zshard.phase<forward>}
+// CHECK-NEXT: tensor.empty() {zshard.phase = #zshard.phase<forward>}
+// CHECK-NEXT: linalg.fill {zshard.phase = #zshard.phase<forward>}
+// CHECK-NEXT: linalg.reduce {{.*}} {zshard.phase = #zshard.phase<forward>}
+// CHECK:      arith.constant {zshard.phase = #zshard.phase<backward>} 1.0
+// CHECK-NEXT: tensor.empty() {zshard.phase = #zshard.phase<backward>}
+// CHECK-NEXT: linalg.fill {zshard.phase = #zshard.phase<backward>}
+// CHECK-NEXT: tensor.empty() {zshard.phase = #zshard.phase<backward>}
+// CHECK-NEXT: linalg.fill {zshard.phase = #zshard.phase<backward>}
+// CHECK-NEXT: linalg.matmul {{.*}}zshard.phase = #zshard.phase<backward>
+// CHECK-NEXT: linalg.add {zshard.phase = #zshard.phase<optimizer>}
+// CHECK-NEXT: tensor.extract {{.*}}{zshard.phase = #zshard.phase<optimizer>}
+// CHECK-NEXT: linalg.generic {{.*}}zshard.phase = #zshard.phase<optimizer>
 // CHECK-NOT:  arith.mulf {{.*}}zshard.phase
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},

@@ -7,6 +7,7 @@
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 #include "zshard/InitAll.h"
 #include "zshard/Target/Artifact.h"
+#include "zshard/abi/MemoryCategory.h"
 #include "zshard/abi/UnitLayout.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -139,6 +140,18 @@ TEST(DialectRole, IsTheAbiRole) {
     roles += symbolizeRole(value).has_value();
   EXPECT_EQ(roles, std::size(zshard_abi::kAllArgRoles) +
                        std::size(zshard_abi::kAllResultRoles));
+}
+
+// Tests that the dialect's memory categories are the runtime's, by value and
+// by name (the memory plan's JSON and the runtime's report spell them alike).
+TEST(DialectMemCategory, IsTheAbiCategory) {
+  for (int c = 0; c < zshard_abi::kNumMemCategories; ++c) {
+    std::optional<MemCategory> category = symbolizeMemCategory(uint32_t(c));
+    ASSERT_TRUE(category) << c;
+    EXPECT_EQ(stringifyMemCategory(*category).str(),
+              zshard_abi::memCategoryName(c));
+  }
+  EXPECT_FALSE(symbolizeMemCategory(uint32_t(zshard_abi::kNumMemCategories)));
 }
 
 // Tests that #zshard.init holds the runtime's init spec and prints a form

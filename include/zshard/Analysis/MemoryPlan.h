@@ -24,6 +24,7 @@
 #define ZSHARD_ANALYSIS_MEMORYPLAN_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
 #include "zshard/abi/MemoryCategory.h"
 
 #include <array>
@@ -33,21 +34,12 @@
 namespace mlir {
 namespace zshard {
 
-/// The runtime's memory categories (zshard_rt_mem_category of
-/// zshard/abi/RuntimeCodes.h).
-enum class MemCategory : int {
-  Parameters = ZSHARD_RT_MEM_PARAMETERS,
-  Gradients = ZSHARD_RT_MEM_GRADIENTS,
-  OptimizerState = ZSHARD_RT_MEM_OPTIMIZER_STATE,
-  Activations = ZSHARD_RT_MEM_ACTIVATIONS,
-  Communication = ZSHARD_RT_MEM_COMMUNICATION,
-  Other = ZSHARD_RT_MEM_OTHER,
-  /// Offloaded state in the runtime's host pool: not device memory, so not
-  /// part of the total.
-  HostOffload = ZSHARD_RT_MEM_HOST_OFFLOAD,
-  /// Buffer arguments (non-trained state, replicated on every rank).
-  Buffers = ZSHARD_RT_MEM_BUFFERS
-};
+// MemCategory, the runtime's memory categories, and its attribute
+// #zshard.category are the dialect's (ZShardAttrs.td), with the values and
+// names of zshard_rt_mem_category (checked in MemoryPlan.cpp). HostOffload
+// (the runtime's host pool) is not device memory, so not part of the total;
+// Buffers are buffer arguments (non-trained state, replicated on every
+// rank).
 constexpr int kNumMemCategories = ::zshard_abi::kNumMemCategories;
 /// Whether a category is device memory, counted in the total.
 constexpr bool isDeviceCategory(int category) {
@@ -55,8 +47,8 @@ constexpr bool isDeviceCategory(int category) {
 }
 /// The runtime entry a compiled step selects the category of its next
 /// allocations with (one i32 argument, a MemCategory).
-constexpr StringLiteral kSetAllocCategoryFn = "zshard_rt_step_set_alloc_category";
-StringRef stringifyMemCategory(MemCategory category);
+constexpr StringLiteral kSetAllocCategoryFn =
+    "zshard_rt_step_set_alloc_category";
 
 using MemBytes = std::array<int64_t, kNumMemCategories>;
 

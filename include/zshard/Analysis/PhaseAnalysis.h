@@ -17,6 +17,8 @@
 #ifndef ZSHARD_ANALYSIS_PHASEANALYSIS_H
 #define ZSHARD_ANALYSIS_PHASEANALYSIS_H
 
+#include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -25,10 +27,8 @@
 namespace mlir {
 namespace zshard {
 
-enum class Phase { Forward = 0, Backward = 1, Optimizer = 2 };
-
-StringRef stringifyPhase(Phase phase);
-std::optional<Phase> symbolizePhase(StringRef text);
+// Phase (forward, backward, optimizer) and its `zshard.phase` attribute,
+// #zshard.phase, are the dialect's (ZShardAttrs.td).
 
 class PhaseAnalysis {
 public:

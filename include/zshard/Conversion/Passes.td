@@ -124,9 +124,10 @@ def TagAllocations : Pass<"zshard-tag-allocations", "::mlir::ModuleOp"> {
     * other forward and backward buffers: `activations` (3), which includes
       activation gradients;
     * optimizer temporaries: `other` (5);
-    * an allocation marked `zshard.category` (the buffers collectives
-      receive into: gathered units `communication` (4), reduced unit
-      gradients `gradients`) keeps that category.
+    * an allocation marked `zshard.category = #zshard.category<...>` (the
+      buffers collectives receive into: gathered units `communication` (4),
+      reduced unit gradients `gradients`; attention outputs `activations`)
+      keeps that category.
 
     Users of views of a buffer count as its users. The numbers are the
     runtime's `zshard_rt_mem_category`. Allocations whose users carry no

@@ -37,7 +37,8 @@ def AnnotatePhases : Pass<"zshard-annotate-phases", "::mlir::ModuleOp"> {
   let summary = "Write each op's derived phase as a zshard.phase attribute";
   let description = [{
     Runs `PhaseAnalysis` on the training step and writes its result on every
-    top-level op as `zshard.phase = "forward" | "backward" | "optimizer"`.
+    top-level op as `zshard.phase = #zshard.phase<forward>` (or `backward`,
+    `optimizer`).
     Useful to read a step, and to test the analysis.
 
     Before:
@@ -46,7 +47,7 @@ def AnnotatePhases : Pass<"zshard-annotate-phases", "::mlir::ModuleOp"> {
     ```
     After:
     ```mlir
-    %y = linalg.matmul {zshard.phase = "forward"} ins(%x, %w : ...) ...
+    %y = linalg.matmul {zshard.phase = #zshard.phase<forward>} ins(%x, %w : ...) ...
     ```
   }];
 }

@@ -45,19 +45,15 @@ std::optional<Phase> getAnnotatedPhase(Operation *op, Block *body) {
   Operation *top = body->findAncestorOpInBlock(*op);
   if (!top)
     return std::nullopt;
-  auto text = top->getAttrOfType<StringAttr>(contract::kPhase);
-  return text ? symbolizePhase(text.getValue()) : std::nullopt;
+  auto phase = top->getAttrOfType<PhaseAttr>(contract::kPhase);
+  return phase ? std::optional<Phase>(phase.getValue()) : std::nullopt;
 }
 
 Category categorize(memref::AllocOp alloc, Block *body) {
   // An allocation may say what it holds (zshard-collectives-to-runtime
   // marks the buffers collectives receive into).
-  if (auto given = alloc->getAttrOfType<StringAttr>("zshard.category"))
-    return llvm::StringSwitch<Category>(given.getValue())
-        .Case("gradients", Gradients)
-        .Case("communication", Communication)
-        .Case("other", Other)
-        .Default(Activations);
+  if (auto given = alloc->getAttrOfType<MemCategoryAttr>(contract::kCategory))
+    return given.getValue();
   bool forward = false, backward = false, optimizer = false;
   // The users of the buffer and of the views of it.
   SmallVector<Value> buffers = {alloc.getResult()};

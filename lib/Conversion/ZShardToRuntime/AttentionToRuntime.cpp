@@ -15,6 +15,7 @@
 #include "zshard/Conversion/Passes.h"
 
 #include "ZShardToRuntime/RuntimeCalls.h"
+#include "zshard/Dialect/ZShard/IR/ZShardContract.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -75,7 +76,10 @@ void lower(Operation *op, StringRef entry, ValueRange inputs, float scale) {
     auto type = cast<RankedTensorType>(result.getType());
     auto buffer = memref::AllocOp::create(
         builder, loc, MemRefType::get(type.getShape(), type.getElementType()));
-    buffer->setAttr("zshard.category", builder.getStringAttr("activations"));
+    buffer->setAttr(
+        zshard::contract::kCategory,
+        zshard::MemCategoryAttr::get(builder.getContext(),
+                                     zshard::MemCategory::Activations));
     args.push_back(getElementPointer(builder, loc, buffer));
     types.push_back(ptr);
     results.push_back(buffer.getResult());

@@ -14,6 +14,7 @@
 #include "zshard/Conversion/Passes.h"
 
 #include "ZShardToRuntime/RuntimeCalls.h"
+#include "zshard/Dialect/ZShard/IR/ZShardContract.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 #include "zshard/abi/RuntimeCodes.h"
 
@@ -116,10 +117,12 @@ CollectivesToRuntimePass::emitCall(CollectiveOpInterface op) {
   // What the runtime charges the received buffer to (zshard-tag-allocations):
   // gathered units are communication buffers, reduced unit gradients are
   // gradients.
-  StringRef category = kind == CollectiveKind::AllGather ? "communication"
-                       : op.getUnitAttr()                ? "gradients"
-                                                         : "other";
-  dst->setAttr("zshard.category", builder.getStringAttr(category));
+  zshard::MemCategory category =
+      kind == CollectiveKind::AllGather ? zshard::MemCategory::Communication
+      : op.getUnitAttr()                ? zshard::MemCategory::Gradients
+                                        : zshard::MemCategory::Other;
+  dst->setAttr(zshard::contract::kCategory,
+               zshard::MemCategoryAttr::get(builder.getContext(), category));
   SmallVector<Value> args = {
       arith::ConstantIntOp::create(builder, loc, i64, mask),
       getElementPointer(builder, loc, src),

@@ -119,3 +119,40 @@ func.func private @f(tensor<4xf32> {zshard.rol = #zshard.role<param>})
 // Tests that an argument's attribute on a result is refused.
 // expected-error @+1 {{'func.func' op result #0 has unknown zshard attribute 'zshard.init'; a result's are zshard.role, zshard.name, zshard.unit and zshard.slot}}
 func.func private @f() -> (tensor<4xf32> {zshard.init = #zshard.init<zeros>})
+
+// -----
+
+// Tests that an op's phase written as a string is told how to write it.
+func.func private @f() {
+  // expected-error @+1 {{'arith.constant' op the attribute 'zshard.phase' must be a #zshard.phase, not the string "backward" (write #zshard.phase<backward>)}}
+  %c = arith.constant {zshard.phase = "backward"} 1.0 : f32
+  return
+}
+
+// -----
+
+// Tests that an unknown phase is refused.
+func.func private @f() {
+  // expected-error @+1 {{'arith.constant' op the attribute 'zshard.phase' must be a #zshard.phase such as #zshard.phase<forward>, got "sideways"}}
+  %c = arith.constant {zshard.phase = "sideways"} 1.0 : f32
+  return
+}
+
+// -----
+
+// Tests that an allocation's memory category written as a string is told
+// how to write it.
+func.func private @f() {
+  // expected-error @+1 {{'memref.alloc' op the attribute 'zshard.category' must be a #zshard.category, not the string "gradients" (write #zshard.category<gradients>)}}
+  %a = memref.alloc() {zshard.category = "gradients"} : memref<4xf32>
+  return
+}
+
+// -----
+
+// Tests that an unknown memory category is refused.
+func.func private @f() {
+  // expected-error @+1 {{'memref.alloc' op the attribute 'zshard.category' must be a #zshard.category such as #zshard.category<activations>, got "disk"}}
+  %a = memref.alloc() {zshard.category = "disk"} : memref<4xf32>
+  return
+}

@@ -44,3 +44,31 @@ func.func private @train_step(
 func.func private @bufferized(
     memref<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "w", zshard.init = #zshard.init<zeros>},
     memref<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "w", zshard.in_place})
+
+// Tests that the three phases round-trip on ops, and that other zshard
+// attributes on ops are left to the passes that read them.
+// CHECK-LABEL: func.func @phases(
+// CHECK:       arith.constant {zshard.phase = #zshard.phase<forward>} 1.0
+// CHECK:       arith.constant {zshard.phase = #zshard.phase<backward>} 2.0
+// CHECK:       arith.constant {zshard.phase = #zshard.phase<optimizer>, zshard.remat = "h.0"} 3.0
+func.func @phases() -> (f32, f32, f32) {
+  %a = arith.constant {zshard.phase = #zshard.phase<forward>} 1.0 : f32
+  %b = arith.constant {zshard.phase = #zshard.phase<backward>} 2.0 : f32
+  %c = arith.constant {zshard.phase = #zshard.phase<optimizer>, zshard.remat = "h.0"} 3.0 : f32
+  return %a, %b, %c : f32, f32, f32
+}
+
+// Tests that every memory category round-trips on an allocation.
+// CHECK-LABEL: func.func @categories(
+// CHECK-COUNT-8: memref.alloc() {zshard.category = #zshard.category<{{parameters|gradients|optimizer_state|activations|communication|other|host_offload|buffers}}>}
+func.func @categories() {
+  %0 = memref.alloc() {zshard.category = #zshard.category<parameters>} : memref<4xf32>
+  %1 = memref.alloc() {zshard.category = #zshard.category<gradients>} : memref<4xf32>
+  %2 = memref.alloc() {zshard.category = #zshard.category<optimizer_state>} : memref<4xf32>
+  %3 = memref.alloc() {zshard.category = #zshard.category<activations>} : memref<4xf32>
+  %4 = memref.alloc() {zshard.category = #zshard.category<communication>} : memref<4xf32>
+  %5 = memref.alloc() {zshard.category = #zshard.category<other>} : memref<4xf32>
+  %6 = memref.alloc() {zshard.category = #zshard.category<host_offload>} : memref<4xf32>
+  %7 = memref.alloc() {zshard.category = #zshard.category<buffers>} : memref<4xf32>
+  return
+}

@@ -271,3 +271,26 @@ LogicalResult ZShardDialect::verifyRegionResultAttribute(Operation *op,
                                                          NamedAttribute attr) {
   return verifyContractAttr(op, /*isArgument=*/false, resultIndex, attr);
 }
+
+LogicalResult ZShardDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  // Of the `zshard.*` attributes an op carries, the phase and the memory
+  // category are typed; the others (zshard.step, zshard.remat, ...) are the
+  // passes' to read.
+  Attribute value = attr.getValue();
+  auto text = dyn_cast<StringAttr>(value);
+  std::string typed;
+  if (attr.getName() == contract::kPhase && !isa<PhaseAttr>(value)) {
+    if (text && symbolizePhase(text.getValue()))
+      typed = ("#zshard.phase<" + text.getValue() + ">").str();
+    return wrongKind(op, "the", attr, "a #zshard.phase",
+                     "#zshard.phase<forward>", typed);
+  }
+  if (attr.getName() == contract::kCategory && !isa<MemCategoryAttr>(value)) {
+    if (text && symbolizeMemCategory(text.getValue()))
+      typed = ("#zshard.category<" + text.getValue() + ">").str();
+    return wrongKind(op, "the", attr, "a #zshard.category",
+                     "#zshard.category<activations>", typed);
+  }
+  return success();
+}

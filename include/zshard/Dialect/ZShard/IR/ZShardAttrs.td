@@ -66,6 +66,37 @@ def ZShard_ArgPlacement : I32EnumAttr<"ArgPlacement",
   let genSpecializedAttr = 0;
 }
 
+// The phase of a top-level op of the step: PhaseAnalysis derives it from the
+// dataflow, zshard-annotate-phases writes it as `zshard.phase`, and the
+// memory plan, the allocation tags and the outlined calls read it.
+def ZShard_Phase : I32EnumAttr<"Phase",
+    "the phase of an op of the training step", [
+  I32EnumAttrCase<"Forward", 0, "forward">,
+  I32EnumAttrCase<"Backward", 1, "backward">,
+  I32EnumAttrCase<"Optimizer", 2, "optimizer">
+]> {
+  let cppNamespace = "::mlir::zshard";
+  let genSpecializedAttr = 0;
+}
+
+// What a block of memory holds: the runtime's memory categories, with the
+// values and names of zshard_rt_mem_category (zshard/abi/RuntimeCodes.h,
+// zshard/abi/MemoryCategory.h), which MemoryPlan.cpp checks against these.
+def ZShard_MemCategory : I32EnumAttr<"MemCategory",
+    "what a block of memory holds", [
+  I32EnumAttrCase<"Parameters", 0, "parameters">,
+  I32EnumAttrCase<"Gradients", 1, "gradients">,
+  I32EnumAttrCase<"OptimizerState", 2, "optimizer_state">,
+  I32EnumAttrCase<"Activations", 3, "activations">,
+  I32EnumAttrCase<"Communication", 4, "communication">,
+  I32EnumAttrCase<"Other", 5, "other">,
+  I32EnumAttrCase<"HostOffload", 6, "host_offload">,
+  I32EnumAttrCase<"Buffers", 7, "buffers">
+]> {
+  let cppNamespace = "::mlir::zshard";
+  let genSpecializedAttr = 0;
+}
+
 // The role of a step argument or result (docs/contract.md, "Roles"). The
 // argument roles have the values of zshard_abi::ArgRole and the result roles
 // those of zshard_abi::ResultRole plus 16 (zshard/abi/Roles.h), which the
@@ -126,6 +157,30 @@ def ZShard_RoleAttr : EnumAttr<ZShard_Dialect, ZShard_Role, "role"> {
       return ::mlir::zshard::isArgumentRole(getValue());
     }
   }];
+}
+
+def ZShard_PhaseAttr : EnumAttr<ZShard_Dialect, ZShard_Phase, "phase"> {
+  let summary = "The phase of an op of the training step";
+  let description = [{
+    The op attribute `zshard.phase`: `#zshard.phase<forward>`,
+    `#zshard.phase<backward>` or `#zshard.phase<optimizer>`. Written by
+    `zshard-annotate-phases` from PhaseAnalysis; a frontend may state it,
+    and `zshard-verify-contract` then checks it against the derived phase.
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def ZShard_MemCategoryAttr : EnumAttr<ZShard_Dialect, ZShard_MemCategory,
+                                      "category"> {
+  let summary = "What an allocation holds, for the memory accounting";
+  let description = [{
+    The op attribute `zshard.category` on a `memref.alloc`, such as
+    `#zshard.category<communication>`: the runtime category a lowering
+    already knows (a gathered unit, a reduced gradient, an attention
+    output), which `zshard-tag-allocations` charges the buffer to instead
+    of deriving it from its users' phases.
+  }];
+  let assemblyFormat = "`<` $value `>`";
 }
 
 def ZShard_PlacementAttr : EnumAttr<ZShard_Dialect, ZShard_ArgPlacement,

@@ -32,8 +32,10 @@ inline constexpr llvm::StringLiteral kName = "zshard.name";
 inline constexpr llvm::StringLiteral kInit = "zshard.init";
 /// On opt_state arguments: the parameter it belongs to, a string.
 inline constexpr llvm::StringLiteral kParam = "zshard.param";
-/// On ops: the phase (forward, backward, optimizer), a string.
+/// On top-level ops of the step: the phase, a #zshard.phase.
 inline constexpr llvm::StringLiteral kPhase = "zshard.phase";
+/// On a memref.alloc a lowering made: what it holds, a #zshard.category.
+inline constexpr llvm::StringLiteral kCategory = "zshard.category";
 /// On shard arguments and results: the unit, a symbol reference.
 inline constexpr llvm::StringLiteral kUnit = "zshard.unit";
 /// On optimizer-state shards: the slot, a string.

@@ -40,6 +40,8 @@ def ZShard_Dialect : Dialect {
   // typed and checked by the dialect (ZShardContractAttrs.cpp).
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
+  // zshard.phase on an op is a #zshard.phase (ZShardContractAttrs.cpp).
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
   private:
     void registerAttributes();
