@@ -104,10 +104,11 @@ template <typename Range> static llvm::json::Array toArray(Range &&values) {
   return array;
 }
 
-static llvm::json::Array toStrings(ArrayAttr strings) {
+/// Init specs in the manifest's spelling (zshard_abi::InitSpec::str).
+static llvm::json::Array toSpecs(ArrayAttr inits) {
   llvm::json::Array array;
-  for (auto text : strings.getAsValueRange<StringAttr>())
-    array.push_back(text);
+  for (auto init : inits.getAsRange<InitAttr>())
+    array.push_back(init.getSpec().str());
   return array;
 }
 
@@ -117,20 +118,18 @@ static llvm::json::Object describeUnit(ABIUnitAttr unit) {
   llvm::json::Array members;
   for (auto [member, init] :
        llvm::zip(unit.getMembers().getAsRange<MemberAttr>(),
-                 unit.getInits().getAsValueRange<StringAttr>())) {
-    llvm::json::Object entry{{key::kName, member.getName()},
-                             {key::kShape, toArray(member.getShape())},
-                             {key::kOffset, member.getOffset()}};
-    if (!init.empty())
-      entry[key::kInit] = init;
-    members.push_back(std::move(entry));
-  }
+                 unit.getInits().getAsRange<InitAttr>()))
+    members.push_back(
+        llvm::json::Object{{key::kName, member.getName()},
+                           {key::kShape, toArray(member.getShape())},
+                           {key::kOffset, member.getOffset()},
+                           {key::kInit, init.getSpec().str()}});
   llvm::json::Array slots;
   for (auto slot : unit.getSlots().getAsRange<ABISlotAttr>())
     slots.push_back(
         llvm::json::Object{{key::kSlot, slot.getSlot()},
                            {key::kDType, getDTypeName(slot.getType())},
-                           {key::kInits, toStrings(slot.getInits())}});
+                           {key::kInits, toSpecs(slot.getInits())}});
   ArrayRef<int64_t> replicate;
   if (DenseI64ArrayAttr axes = unit.getReplicateAxes())
     replicate = axes.asArrayRef();
@@ -189,8 +188,8 @@ FailureOr<llvm::json::Object> zshard::buildManifest(ModuleOp module,
         {key::kName, argument.getName()},
         {key::kDType, getDTypeName(argument.getType().getElementType())},
         {key::kShape, shapeOf(argument.getType())}};
-    if (!argument.getInit().empty())
-      entry[key::kInit] = argument.getInit();
+    if (InitAttr init = argument.getInit())
+      entry[key::kInit] = init.getSpec().str();
     if (!argument.getParam().empty())
       entry[key::kParam] = argument.getParam();
     if (!argument.getUnit().empty())

@@ -32,11 +32,11 @@ using namespace mlir::zshard;
 
 namespace {
 
-ArrayAttr getStrings(MLIRContext *context, ArrayRef<InitSpec> specs) {
-  SmallVector<Attribute> strings;
+ArrayAttr getInits(MLIRContext *context, ArrayRef<InitSpec> specs) {
+  SmallVector<Attribute> inits;
   for (const InitSpec &spec : specs)
-    strings.push_back(StringAttr::get(context, spec.str()));
-  return ArrayAttr::get(context, strings);
+    inits.push_back(InitAttr::get(context, spec));
+  return ArrayAttr::get(context, inits);
 }
 
 ABIArgumentAttr recordArgument(const StepContract &contract,
@@ -50,8 +50,8 @@ ABIArgumentAttr recordArgument(const StepContract &contract,
       argument.index, contract::kDefault);
   return ABIArgumentAttr::get(
       context, fromAbiRole(argument.role), argument.name, argument.type,
-      argument.init ? argument.init->str() : "", argument.param, argument.unit,
-      argument.slot,
+      argument.init ? InitAttr::get(context, *argument.init) : InitAttr(),
+      argument.param, argument.unit, argument.slot,
       argument.placement == Placement::Host ? ArgPlacement::Host
                                             : ArgPlacement::Device,
       persistent, recorded);
@@ -75,7 +75,9 @@ ABIResultAttr recordResult(const StepContract &contract,
 
 /// A unit as the runtime needs it to build and save shards: layout,
 /// members with their init specs, and the optimizer-state slots with theirs.
-ABIUnitAttr recordUnit(UnitOp unit, const StepContract &contract) {
+/// Fails, naming the member, when a member's init spec is found neither on
+/// the unit's parameter shard nor on a parameter of the step.
+FailureOr<ABIUnitAttr> recordUnit(UnitOp unit, const StepContract &contract) {
   MLIRContext *context = unit.getContext();
   const StepArgument *paramShard = nullptr;
   SmallVector<const StepArgument *> stateShards;
@@ -90,20 +92,24 @@ ABIUnitAttr recordUnit(UnitOp unit, const StepContract &contract) {
   SmallVector<Attribute> inits;
   unsigned i = 0;
   for (auto member : unit.getMembers().getAsRange<MemberAttr>()) {
-    std::string init;
+    std::optional<InitSpec> init;
     if (paramShard && i < paramShard->memberInits.size())
-      init = paramShard->memberInits[i].str();
+      init = paramShard->memberInits[i];
     else if (const StepArgument *param = contract.lookupParam(member.getName()))
-      if (param->init)
-        init = param->init->str();
-    inits.push_back(StringAttr::get(context, init));
+      init = param->init;
+    if (!init)
+      return unit.emitError("zshard-record-abi: member '")
+             << member.getName() << "' of unit @" << unit.getSymName()
+             << " has no init spec: neither the unit's param_shard nor a "
+                "param of the step gives one";
+    inits.push_back(InitAttr::get(context, *init));
     ++i;
   }
   SmallVector<Attribute> slots;
   for (const StepArgument *state : stateShards)
     slots.push_back(ABISlotAttr::get(context, state->slot,
                                      state->type.getElementType(),
-                                     getStrings(context, state->memberInits)));
+                                     getInits(context, state->memberInits)));
   std::optional<int64_t> shardSize = unit.getShardSize();
   DenseI64ArrayAttr replicate;
   if (!unit.getReplicateAxes().empty())
@@ -137,8 +143,12 @@ struct RecordABI : public mlir::zshard::impl::RecordABIBase<RecordABI> {
       arguments.push_back(recordArgument(contract, argument));
     for (const StepResult &result : contract.getResults())
       results.push_back(recordResult(contract, result));
-    for (UnitOp unit : module.getOps<UnitOp>())
-      units.push_back(recordUnit(unit, contract));
+    for (UnitOp unit : module.getOps<UnitOp>()) {
+      FailureOr<ABIUnitAttr> record = recordUnit(unit, contract);
+      if (failed(record))
+        return signalPassFailure();
+      units.push_back(*record);
+    }
 
     // The device grid, when the step is sharded: the runtime builds it and
     // the collectives name its axes. A dynamic size is -1 (taken from the

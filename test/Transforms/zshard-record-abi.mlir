@@ -11,9 +11,9 @@
 // default, cuda with its chip).
 // CHECK-LABEL: module attributes
 // CHECK-SAME:  zshard.abi = #zshard.step_abi<step = "train_step",
-// CHECK-SAME:  arguments = [#zshard.abi_argument<role = param, name = "fc.weight", type = tensor<4xf32>, init = "zeros">,
-// CHECK-SAME:  #zshard.abi_argument<role = buffer, name = "fc.scale", type = tensor<4xf32>, init = "ones", persistent = true>,
-// CHECK-SAME:  #zshard.abi_argument<role = opt_state, name = "fc.weight.exp_avg", type = tensor<4xf32>, init = "zeros", param = "fc.weight">,
+// CHECK-SAME:  arguments = [#zshard.abi_argument<role = param, name = "fc.weight", type = tensor<4xf32>, init = #zshard.init<zeros>>,
+// CHECK-SAME:  #zshard.abi_argument<role = buffer, name = "fc.scale", type = tensor<4xf32>, init = #zshard.init<ones>, persistent = true>,
+// CHECK-SAME:  #zshard.abi_argument<role = opt_state, name = "fc.weight.exp_avg", type = tensor<4xf32>, init = #zshard.init<zeros>, param = "fc.weight">,
 // CHECK-SAME:  #zshard.abi_argument<role = batch, name = "x", type = tensor<2x4xf32>>,
 // CHECK-SAME:  #zshard.abi_argument<role = hyper, name = "lr", type = tensor<f32>, recorded = 2.500000e-01 : f64>],
 // CHECK-SAME:  results = [#zshard.abi_result<role = loss, type = tensor<f32>>,
@@ -43,7 +43,7 @@ func.func @train_step(
 // Tests that a step without string module attributes records none, and
 // that a non-persistent buffer is recorded so.
 // CHECK-LABEL: module attributes
-// CHECK-SAME:  #zshard.abi_argument<role = buffer, name = "rope", type = tensor<4xf32>, init = "zeros", persistent = false>
+// CHECK-SAME:  #zshard.abi_argument<role = buffer, name = "rope", type = tensor<4xf32>, init = #zshard.init<zeros>, persistent = false>
 // CHECK-SAME:  units = [], ranks = 1>}
 // CHECK-NOT:   module_attrs
 // CUDA-LABEL:  module attributes
@@ -69,8 +69,8 @@ func.func @step(
 // SHARDED-SAME:  #zshard.abi_result<role = param_shard_out, name = "fc.0", type = tensor<15xf32>, unit = "fc.0">
 // SHARDED-SAME:  #zshard.abi_result<role = opt_state_shard_out, name = "fc.0.exp_avg", type = tensor<15xf32>, unit = "fc.0", slot = "exp_avg">
 // SHARDED-SAME:  units = [#zshard.abi_unit<name = "fc.0", strategy = hybrid_shard, shard_axes = [1], replicate_axes = [0], padded = 30, shard_size = 15, param_type = f32, reduce_type = f32,
-// SHARDED-SAME:  members = [#zshard.member<"fc.0.weight" : 4x6 at 0>, #zshard.member<"fc.0.bias" : 6 at 24>], inits = ["normal(0, 0.02)", "zeros"],
-// SHARDED-SAME:  slots = [#zshard.abi_slot<slot = "exp_avg", type = f32, inits = ["zeros", "zeros"]>, #zshard.abi_slot<slot = "exp_avg_sq", type = f32, inits = ["zeros", "zeros"]>]>
+// SHARDED-SAME:  members = [#zshard.member<"fc.0.weight" : 4x6 at 0>, #zshard.member<"fc.0.bias" : 6 at 24>], inits = [#zshard.init<normal(0, 0.02)>, #zshard.init<zeros>],
+// SHARDED-SAME:  slots = [#zshard.abi_slot<slot = "exp_avg", type = f32, inits = [#zshard.init<zeros>, #zshard.init<zeros>]>, #zshard.abi_slot<slot = "exp_avg_sq", type = f32, inits = [#zshard.init<zeros>, #zshard.init<zeros>]>]>
 // SHARDED-SAME:  grid = "world", grid_shape = [2, 2], ranks = 4>
 
 // Tests that recording again replaces the record by an equal one.

@@ -23,7 +23,7 @@ module attributes {zshard.abi = #zshard.abi_slot<slot = "", type = f32, inits = 
 
 // -----
 
-// expected-error @+1 {{abi_slot init #0 is 3 : i64, not a string}}
+// expected-error @+1 {{abi_slot init #0 is 3 : i64, not a #zshard.init}}
 module attributes {zshard.abi = #zshard.abi_slot<slot = "m", type = f32, inits = [3]>} {}
 
 // -----
@@ -34,7 +34,7 @@ module attributes {zshard.abi = #zshard.abi_unit<name = "", strategy = full_shar
 // -----
 
 // expected-error @+1 {{abi_unit member #0 is "w", not a #zshard.member}}
-module attributes {zshard.abi = #zshard.abi_unit<name = "u", strategy = full_shard, shard_axes = [0], padded = 4, shard_size = 2, param_type = f32, reduce_type = f32, members = ["w"], inits = [""], slots = []>} {}
+module attributes {zshard.abi = #zshard.abi_unit<name = "u", strategy = full_shard, shard_axes = [0], padded = 4, shard_size = 2, param_type = f32, reduce_type = f32, members = ["w"], inits = [#zshard.init<zeros>], slots = []>} {}
 
 // -----
 
@@ -78,15 +78,17 @@ module attributes {zshard.abi = #zshard.step_abi<step = "s", arguments = [], res
 
 // -----
 
-// expected-error @+1 {{abi_argument 'w' has an invalid init spec 'normal(0)': expected ',' at offset 8}}
-module attributes {zshard.abi = #zshard.abi_argument<role = param, name = "w", type = tensor<4xf32>, init = "normal(0)">} {}
+// An argument's init spec is a #zshard.init, checked as the contract's are.
+// expected-error @+2 {{invalid init spec 'uniform(1, 1)': LOW must be < HIGH}}
+// expected-error @+1 {{failed to parse ZShard_ABIArgumentAttr parameter 'init'}}
+module attributes {zshard.abi = #zshard.abi_argument<role = param, name = "w", type = tensor<4xf32>, init = #zshard.init<uniform(1, 1)>>} {}
 
 // -----
 
-// expected-error @+1 {{abi_slot init #0 has an invalid init spec '': }}
+// expected-error @+1 {{abi_slot init #0 is "", not a #zshard.init}}
 module attributes {zshard.abi = #zshard.abi_slot<slot = "m", type = f32, inits = [""]>} {}
 
 // -----
 
-// expected-error @+1 {{abi_unit init #1 has an invalid init spec 'random': }}
-module attributes {zshard.abi = #zshard.abi_unit<name = "u", strategy = full_shard, shard_axes = [0], padded = 8, shard_size = 4, param_type = f32, reduce_type = f32, members = [#zshard.member<"u.w" : 4 at 0>, #zshard.member<"u.b" : 4 at 4>], inits = ["", "random"], slots = []>} {}
+// expected-error @+1 {{abi_unit init #1 is "random", not a #zshard.init}}
+module attributes {zshard.abi = #zshard.abi_unit<name = "u", strategy = full_shard, shard_axes = [0], padded = 8, shard_size = 4, param_type = f32, reduce_type = f32, members = [#zshard.member<"u.w" : 4 at 0>, #zshard.member<"u.b" : 4 at 4>], inits = [#zshard.init<zeros>, "random"], slots = []>} {}

@@ -66,41 +66,9 @@ static LogicalResult checkElements(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-/// Fails unless `spec` is an init spec (zshard/abi/InitSpec.h), or empty
-/// where `allowEmpty`.
-static LogicalResult checkInit(function_ref<InFlightDiagnostic()> emitError,
-                               StringRef spec, const Twine &what,
-                               bool allowEmpty) {
-  if (spec.empty() && allowEmpty)
-    return success();
-  std::string why;
-  if (!::zshard_abi::InitSpec::parse(std::string_view(spec.data(), spec.size()),
-                                     &why))
-    return emitError() << what << " has an invalid init spec '" << spec
-                       << "': " << why;
-  return success();
-}
-
-/// Fails unless every element of `array` is an init spec (or "", meaning
-/// none, where `allowEmpty`).
-static LogicalResult checkInits(function_ref<InFlightDiagnostic()> emitError,
-                                ArrayAttr array, StringRef what,
-                                bool allowEmpty) {
-  for (auto [i, element] : llvm::enumerate(array)) {
-    auto spec = dyn_cast<StringAttr>(element);
-    if (!spec)
-      return emitError() << what << " #" << i << " is " << element
-                         << ", not a string";
-    if (failed(checkInit(emitError, spec.getValue(), what + " #" + Twine(i),
-                         allowEmpty)))
-      return failure();
-  }
-  return success();
-}
-
 LogicalResult
 ABIArgumentAttr::verify(function_ref<InFlightDiagnostic()> emitError, Role role,
-                        StringRef name, RankedTensorType type, StringRef init,
+                        StringRef name, RankedTensorType type, InitAttr init,
                         StringRef param, StringRef unit, StringRef slot,
                         ArgPlacement placement, BoolAttr persistent,
                         FloatAttr recorded) {
@@ -110,8 +78,7 @@ ABIArgumentAttr::verify(function_ref<InFlightDiagnostic()> emitError, Role role,
   if (name.empty())
     return emitError() << "abi_argument (" << stringifyRole(role)
                        << ") needs a non-empty name";
-  return checkInit(emitError, init, "abi_argument '" + name + "'",
-                   /*allowEmpty=*/true);
+  return success();
 }
 
 LogicalResult
@@ -128,7 +95,7 @@ LogicalResult ABISlotAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   StringRef slot, Type type, ArrayAttr inits) {
   if (slot.empty())
     return emitError() << "abi_slot needs a non-empty slot name";
-  return checkInits(emitError, inits, "abi_slot init", /*allowEmpty=*/false);
+  return checkElements<InitAttr>(emitError, inits, "abi_slot init");
 }
 
 LogicalResult ABIUnitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -143,8 +110,7 @@ LogicalResult ABIUnitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "abi_unit needs a non-empty name";
   if (failed(
           checkElements<MemberAttr>(emitError, members, "abi_unit member")) ||
-      failed(
-          checkInits(emitError, inits, "abi_unit init", /*allowEmpty=*/true)) ||
+      failed(checkElements<InitAttr>(emitError, inits, "abi_unit init")) ||
       failed(checkElements<ABISlotAttr>(emitError, slots, "abi_unit slot")))
     return failure();
   if (inits.size() != members.size())

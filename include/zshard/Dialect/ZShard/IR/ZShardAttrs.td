@@ -263,6 +263,20 @@ class ZShard_DefaultEnumParameter<EnumAttrInfo info, string value>
   let defaultValue = value;
 }
 
+// An optional #zshard.init parameter, written in full (`init =
+// #zshard.init<zeros>`, as in the arrays of a slot or unit) rather than
+// stripped to `<zeros>`.
+def ZShard_OptionalInitParameter
+    : OptionalParameter<"::mlir::zshard::InitAttr", "an init spec"> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<::mlir::zshard::InitAttr> {
+    ::mlir::zshard::InitAttr init;
+    if ($_parser.parseAttribute(init))
+      return ::mlir::failure();
+    return init;
+  }() }];
+  let printer = "$_printer.printAttribute($_self)";
+}
+
 def ZShard_ABIArgumentAttr : AttrDef<ZShard_Dialect, "ABIArgument"> {
   let mnemonic = "abi_argument";
   let summary = "One argument of a compiled step, as its runtime holds it";
@@ -283,7 +297,7 @@ def ZShard_ABIArgumentAttr : AttrDef<ZShard_Dialect, "ABIArgument"> {
     EnumParameter<ZShard_Role>:$role,
     StringRefParameter<"stable dotted name">:$name,
     "::mlir::RankedTensorType":$type,
-    StringRefParameter<"init spec (zshard/abi/InitSpec.h)", [{""}]>:$init,
+    ZShard_OptionalInitParameter:$init,
     StringRefParameter<"the parameter of optimizer state", [{""}]>:$param,
     StringRefParameter<"the unit of a shard", [{""}]>:$unit,
     StringRefParameter<"the optimizer-state slot of a shard", [{""}]>:$slot,
@@ -338,7 +352,7 @@ def ZShard_ABISlotAttr : AttrDef<ZShard_Dialect, "ABISlot"> {
     order.
 
     ```mlir
-    #zshard.abi_slot<slot = "m", type = f32, inits = ["zeros", "zeros"]>
+    #zshard.abi_slot<slot = "m", type = f32, inits = [#zshard.init<zeros>, #zshard.init<zeros>]>
     ```
   }];
   let parameters = (ins
@@ -357,10 +371,10 @@ def ZShard_ABIUnitAttr : AttrDef<ZShard_Dialect, "ABIUnit"> {
     What the runtime needs of a `zshard.unit` once lowering has erased it:
     strategy, grid axes, padded and per-rank shard size (-1 when not
     static), element types, members (`#zshard.member`) with the init spec
-    of each ("" when it has none), and the optimizer-state slots.
+    of each (`#zshard.init`), and the optimizer-state slots.
 
     ```mlir
-    #zshard.abi_unit<name = "h.0", strategy = full_shard, shard_axes = [0], padded = 8448, shard_size = 2112, param_type = f32, reduce_type = f32, members = [#zshard.member<"h.0.w" : 8448 at 0>], inits = ["normal(0, 0.02)"], slots = []>
+    #zshard.abi_unit<name = "h.0", strategy = full_shard, shard_axes = [0], padded = 8448, shard_size = 2112, param_type = f32, reduce_type = f32, members = [#zshard.member<"h.0.w" : 8448 at 0>], inits = [#zshard.init<normal(0, 0.02)>], slots = []>
     ```
   }];
   let parameters = (ins
