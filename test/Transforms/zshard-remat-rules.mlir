@@ -1,0 +1,32 @@
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-remat="pattern=fc.<i> policy=every=2" | FileCheck %s --check-prefix=EVERY
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-remat="pattern=fc.<i> blocks=fc.1" | FileCheck %s --check-prefix=NAMED
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-remat="pattern=fc.<i> policy=budget=48" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET --implicit-check-not=remark:
+// RUN: zshard-opt %S/Inputs/mlp2-step.mlir --zshard-remat="pattern=fc.<i> policy=budget=1KiB" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FITS --implicit-check-not=remark:
+// RUN: not zshard-opt %S/Inputs/mlp2-step.mlir --zshard-remat="pattern=fc.<i> policy=budget=8" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TOOSMALL --implicit-check-not=error:
+// RUN: not zshard-opt %S/Inputs/mlp2-step.mlir --zshard-remat="pattern=fc.<i> blocks=fc.7" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADBLOCK --implicit-check-not=error:
+// RUN: not zshard-opt %S/Inputs/mlp2-step.mlir --zshard-remat="pattern=h.<i>" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOMATCH --implicit-check-not=error:
+
+// zshard-remat's rules on a hand-written step (two linear layers fc.0 and
+// fc.1, Inputs/mlp2-step.mlir), independent of zshard-gen: which blocks
+// each policy picks, the budget's choice and report, and one line for each
+// error. Without checkpointing, 72 bytes of activations live across forward
+// and backward: fc.0's 2x6 hidden values (48 bytes) and fc.1's 2x3 output
+// (24 bytes), which the loss's backward reads whatever is checkpointed.
+
+// every=2 checkpoints blocks 0, 2, ...: only fc.0 is recomputed.
+// EVERY: zshard.remat = "fc.0"
+// EVERY-NOT: zshard.remat = "fc.1"
+
+// blocks= checkpoints exactly the named ones.
+// NAMED-NOT: zshard.remat = "fc.0"
+// NAMED: zshard.remat = "fc.1"
+// NAMED-NOT: zshard.remat = "fc.0"
+
+// A budget checkpoints the blocks that free the most bytes per recomputed
+// FLOP until the rest fits, and says what it chose.
+// BUDGET: mlp2-step.mlir:0:0: remark: zshard-remat: budget=48 bytes: checkpointing 1 of 2 blocks (fc.0); 24 bytes of activations live across forward and backward{{$}}
+// FITS: mlp2-step.mlir:0:0: remark: zshard-remat: budget=1024 bytes: checkpointing 0 of 2 blocks (); 72 bytes of activations live across forward and backward{{$}}
+
+// TOOSMALL: mlp2-step.mlir:0:0: error: zshard-remat: budget=8 bytes cannot be met: with 1 of 2 blocks checkpointed 24 bytes of activations still live across forward and backward, 16 bytes too many{{$}}
+// BADBLOCK: mlp2-step.mlir:0:0: error: zshard-remat: blocks names 'fc.7', which is not a block of pattern 'fc.<i>' (its blocks are fc.0, fc.1){{$}}
+// NOMATCH: mlp2-step.mlir:0:0: error: zshard-remat: pattern 'h.<i>' matches no forward op; no block to checkpoint (the step's repeated blocks are fc.<i>){{$}}
