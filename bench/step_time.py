@@ -27,6 +27,8 @@ def main():
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--dtype", default="f32", choices=["f32", "bf16"],
+                   help="zshard-gen's --dtype (bf16: bf16 parameters and activations)")
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as work:
         step = os.path.join(work, "gpt.mlir")
@@ -34,7 +36,8 @@ def main():
         subprocess.run([os.path.join(args.bin, "zshard-gen"), "gpt", "--layers", str(args.layers),
                         "--d-model", str(args.d_model), "--heads", str(args.heads),
                         "--vocab", str(args.vocab), "--seq", str(args.seq),
-                        "--batch", str(args.batch), "-o", step], check=True)
+                        "--batch", str(args.batch), "--dtype", args.dtype, "-o", step],
+                       check=True)
         subprocess.run([os.path.join(args.bin, "zshard-compile"), step, "-o", artifact],
                        check=True)
         log = os.path.join(work, "log.jsonl")
@@ -49,7 +52,8 @@ def main():
     median = ms[len(ms) // 2]
     tokens = args.batch * args.seq
     print(json.dumps({
-        "bench": "step_time", "model": "gpt", "d_model": args.d_model, "layers": args.layers,
+        "bench": "step_time", "model": "gpt", "dtype": args.dtype, "d_model": args.d_model,
+        "layers": args.layers,
         "heads": args.heads, "vocab": args.vocab, "seq": args.seq, "batch": args.batch,
         "blas_threads": args.threads, "steps_timed": len(ms),
         "step_ms_median": round(median, 3), "step_ms_min": round(ms[0], 3),
