@@ -1,5 +1,4 @@
-//===- RematOptions.h - The checkpointing policy of zshard-remat -*- C++
-//-*-===//
+//===- RematOptions.h - zshard-remat's checkpointing policy ----*- C++ -*-===//
 //
 // Part of the zshard project.
 //
