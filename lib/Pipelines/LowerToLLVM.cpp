@@ -85,6 +85,9 @@ void zshard::buildBufferizedStepToLLVMPipeline(OpPassManager &pm) {
   // One function per distinct op: identical blocks share their code, and
   // the step is straight-line calls that lower and compile linearly.
   pm.addPass(zshard::createOutlineComputeOps());
+  // Row reductions with a costly body (the loss's sum of exp): the body
+  // into a vectorisable loop, the sum in order after it.
+  pm.addPass(zshard::createSplitReductions());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

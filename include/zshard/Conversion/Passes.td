@@ -58,6 +58,75 @@ def LowerStridedCopies : Pass<"zshard-lower-strided-copies", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def SplitReductions : Pass<"zshard-split-reductions", "::mlir::ModuleOp"> {
+  let summary = "Split a row reduction with a costly body into a vectorisable loop and the ordered sum";
+  let description = [{
+    A `linalg.generic` on memrefs that reduces its innermost loop into one
+    float output by `arith.addf`, where the reduced value takes at least
+    `min-ops` body ops to compute -- the loss's sum of `exp(x - max)` over
+    the vocabulary is the case that matters -- becomes loops that, for each
+    output element and each `chunk` of the reduced dimension, first compute
+    the reduced values into a stack buffer (a loop without a carried
+    dependence, which LLVM vectorises) and then add them to the accumulator
+    in order. The additions, their order and the elementwise arithmetic are
+    those of the loops `convert-linalg-to-loops` builds, so the results are
+    bit for bit the same; what changes is that the polynomial of `exp` runs
+    at the host's SIMD width instead of once per element inside the
+    latency-bound sum. Cheap bodies (a LayerNorm's `(x - mean)^2`) are left
+    to `convert-linalg-to-loops`: the sum's latency is their cost either way.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                     affine_map<(d0, d1) -> (d0)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%x : memref<4x1000xf32>) outs(%sum : memref<4xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %e = ... 20 ops of exp(%in) ...
+      %s = arith.addf %acc, %e : f32
+      linalg.yield %s : f32
+    }
+    ```
+    After (`chunk=256`):
+    ```mlir
+    %buf = memref.alloca() : memref<256xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      %init = memref.load %sum[%i] : memref<4xf32>
+      %r = scf.for %jj = %c0 to %c1000 step %c256 iter_args(%a = %init) -> (f32) {
+        %n = arith.minsi ...
+        scf.for %j = %c0 to %n step %c1 {   // vectorised by LLVM
+          ... %e = exp(%x[%i, %jj + %j]) ...
+          memref.store %e, %buf[%j] : memref<256xf32>
+        }
+        %s = scf.for %j = %c0 to %n step %c1 iter_args(%b = %a) -> (f32) {
+          %t = memref.load %buf[%j] : memref<256xf32>
+          %b2 = arith.addf %b, %t : f32
+          scf.yield %b2 : f32
+        }
+        scf.yield %s : f32
+      }
+      memref.store %r, %sum[%i] : memref<4xf32>
+    }
+    ```
+    Runs in the CPU lowering after `zshard-outline-compute-ops`, before the
+    loops are built.
+  }];
+  let options = [
+    Option<"chunk", "chunk", "int64_t", "256",
+           "Elements of the reduced dimension computed into the stack buffer "
+           "before they are summed">,
+    Option<"minOps", "min-ops", "unsigned", "8",
+           "The fewest body ops computing the reduced value for a split">
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numSplit", "split", "Row reductions split">
+  ];
+}
+
 def OutlineComputeOps : Pass<"zshard-outline-compute-ops", "::mlir::ModuleOp"> {
   let summary = "Outline each linalg op of a bufferized step into a function shared by identical ops";
   let description = [{
