@@ -49,16 +49,6 @@ std::optional<std::string> matchPrefix(StringRef name,
   return matchPathPattern(name, pattern, /*proper=*/true);
 }
 
-/// The reduce or buffer type a unit may take: f32, bf16 or f16 (null for
-/// anything else).
-Type parseUnitFloatType(Builder &builder, StringRef text) {
-  return llvm::StringSwitch<Type>(text)
-      .Case("f32", builder.getF32Type())
-      .Case("bf16", builder.getBF16Type())
-      .Case("f16", builder.getF16Type())
-      .Default(Type());
-}
-
 struct FormUnitsPass : public mlir::zshard::impl::FormUnitsBase<FormUnitsPass> {
   using FormUnitsBase::FormUnitsBase;
   void runOnOperation() override;
@@ -233,14 +223,8 @@ void FormUnitsPass::runOnOperation() {
   if (!hybrid && replicas != 1)
     return fail("replicas applies only to the hybrid strategies");
   Builder builder(&getContext());
-  Type reduce = parseUnitFloatType(builder, reduceType);
-  if (!reduce)
-    return fail("reduce-type must be f32, bf16 or f16, got '" + reduceType +
-                "'");
-  Type buffer = parseUnitFloatType(builder, bufferType);
-  if (!buffer && !bufferType.empty())
-    return fail("buffer-type must be f32, bf16 or f16, got '" + bufferType +
-                "'");
+  Type reduce = getUnitFloatType(&getContext(), reduceType);
+  Type buffer = getUnitFloatType(&getContext(), bufferType);
 
   SmallVector<const StepArgument *> params =
       contract.getArguments(ArgRole::Param);

@@ -52,7 +52,7 @@
 
 // The presets are an enum option: an unknown one is refused while the
 // command line is parsed, and --help lists each with its figures.
-// BADDEV: {{^}}zshard-compile: for the --device option: Cannot find option named 'tpu'!{{$}}
+// BADDEV: {{^}}zshard-compile: for the --device option: 'tpu' is not one of a100, h100, h200, cpu{{$}}
 // PRESETS: --device=<value>
 // PRESETS-NEXT: =a100 {{.*}}A100 SXM: 19.5 TFLOP/s f32, 312 bf16, 2.0 TB/s, host 25 GB/s
 // PRESETS-NEXT: =h100

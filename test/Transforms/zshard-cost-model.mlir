@@ -86,6 +86,6 @@ func.func @train_step(%w: tensor<8x8xf32> {zshard.role = #zshard.role<param>, zs
 
 // The presets are enum options (CostModel.h): an unknown one is refused
 // when the pipeline is parsed, one line.
-// DEV: {{^}}zshard-opt: for the --device option: Cannot find option named 'tpu'!{{$}}
-// LINK: {{^}}zshard-opt: for the --link option: Cannot find option named 'carrier-pigeon'!{{$}}
+// DEV: {{^}}zshard-opt: for the --device option: 'tpu' is not one of a100, h100, h200, cpu{{$}}
+// LINK: {{^}}zshard-opt: for the --link option: 'carrier-pigeon' is not one of nvlink, ib, eth100, eth10{{$}}
 // PRESET: remark: zshard-cost-model: {{.*}}"device":"h200",{{.*}}"link":"nvlink",

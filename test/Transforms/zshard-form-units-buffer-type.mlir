@@ -19,8 +19,8 @@
 // F16: zshard.unit @fc on @world[0] full_shard padded(4) param(f32) reduce(bf16) buffer(f16) [
 // OWN: zshard.unit @fc on @world[0] full_shard padded(4) param(f32) reduce(f32) [
 
-// BAD: error: zshard-form-units: buffer-type must be f32, bf16 or f16, got 'f64'
-// TORCH: error: zshard-form-units: buffer-type must be f32, bf16 or f16, got 'bfloat16'
+// BAD: zshard-opt: for the --buffer-type option: 'f64' is not one of own, f32, bf16, f16
+// TORCH: zshard-opt: for the --buffer-type option: 'bfloat16' is not one of own, f32, bf16, f16
 
 // COMPILE: zshard.unit @fc on @world[0] full_shard padded(4) param(f32) reduce(f32) buffer(bf16) [
 // COMPILE: func.func @train_step(
@@ -30,5 +30,5 @@
 // COMPILE: linalg.generic {{.*}} ins(%{{.*}}, %[[E]], %{{.*}} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
 // COMPILE: linalg.generic {{.*}} ins(%[[E]], %{{.*}} : tensor<4xf32>, tensor<4xf32>)
 
-// CBAD: zshard-compile: error: --buffer-dtype must be f32, bf16 or f16, got 'fp8'
+// CBAD: zshard-compile: for the --buffer-dtype option: 'fp8' is not one of own, f32, bf16, f16
 // CNOSTRAT: zshard-compile: error: --buffer-dtype needs --strategy (or --auto): without one the step is compiled as it is

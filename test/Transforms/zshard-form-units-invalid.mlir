@@ -10,6 +10,7 @@
 // RUN: not zshard-opt %s --zshard-form-units="ranks=0" 2>&1 | FileCheck %s --check-prefix=RANKS --implicit-check-not=error:
 // RUN: not zshard-opt %s --zshard-form-units="ranks=4 replicas=2 strategy=full_shard" 2>&1 | FileCheck %s --check-prefix=REPLICAS --implicit-check-not=error:
 // RUN: not zshard-opt %s --zshard-form-units="reduce-type=f64" 2>&1 | FileCheck %s --check-prefix=REDUCE --implicit-check-not=error:
+// RUN: not zshard-opt %s --zshard-form-units="reduce-type=own" 2>&1 | FileCheck %s --check-prefix=REDUCE-OWN --implicit-check-not=error:
 // RUN: not zshard-opt %s --zshard-form-units="policy=size layer-classes=X" 2>&1 | FileCheck %s --check-prefix=CLASSES --implicit-check-not=error:
 
 // One case for each diagnostic of zshard-form-units that its options or
@@ -28,7 +29,9 @@
 // NORESHARD: error: zshard-form-units: no-reshard applies to full_shard and hybrid_shard, not zero1
 // RANKS: error: zshard-form-units: ranks must be at least 1, got 0
 // REPLICAS: error: zshard-form-units: replicas applies only to the hybrid strategies
-// REDUCE: error: zshard-form-units: reduce-type must be f32, bf16 or f16, got 'f64'
+// REDUCE: zshard-opt: for the --reduce-type option: 'f64' is not one of f32, bf16, f16
+// Gradients are reduced in a type: "own" is buffer-type's alone.
+// REDUCE-OWN: zshard-opt: for the --reduce-type option: 'own' is not one of f32, bf16, f16
 // CLASSES: error: zshard-form-units: layer-classes applies to the transformer policy, not size
 
 

@@ -75,9 +75,9 @@
 // Tests the diagnostics.
 // TWICE: {{^}}zshard-gen:0:0: error: zshard-form-units: parameter 'wte' is listed in units 'emb' and 'x'; a parameter lives in one unit
 // UNKNOWN: {{^}}zshard-gen:0:0: error: zshard-form-units: unit 'emb' names unknown parameter 'wtf'
-// STRATEGY: for the --strategy option: Cannot find option named 'quarter_shard'!
+// STRATEGY: for the --strategy option: 'quarter_shard' is not one of no_shard, zero1, shard_grad_op, full_shard, hybrid_shard, hybrid_shard_zero2
 // REPLICAS: {{^}}{{.*}}-step.mlir:{{[0-9]+}}:{{[0-9]+}}: error: zshard-form-units: replicas (3) must divide ranks (4)
-// POLICY: for the --policy option: Cannot find option named 'fancy'!
+// POLICY: for the --policy option: 'fancy' is not one of transformer, size, explicit
 // NOMATCH: {{^}}{{.*}}-step.mlir:{{[0-9]+}}:{{[0-9]+}}: error: zshard-form-units: pattern 'layers.<i>' matches no parameter; every parameter would land in @root (the step's repeated blocks are fc.<i>; or use policy=size){{$}}
 // EXPORTED: {{^}}<stdin>:0:0: error: zshard-form-units: pattern 'h.<i>' matches no parameter; every parameter would land in @root (the step's repeated blocks are transformer.h.<i>; or use policy=size){{$}}
 // NESTED: {{^}}<stdin>:0:0: error: zshard-form-units: pattern 'layers.<i>' matches no parameter; every parameter would land in @root (the step's repeated blocks are h.<i>, h.<i>.experts.<i>; or use policy=size){{$}}

@@ -100,4 +100,4 @@
 // BUCKET:      zshard.all_gather_start %{{.*}} on @world[0] : tensor<27xf32> -> !zshard.token<tensor<54xf32>>
 // BUCKET-NOT:  zshard.all_gather_start
 
-// BAD: for the --backward option: Cannot find option named 'sideways'!
+// BAD: for the --backward option: 'sideways' is not one of pre, post, none

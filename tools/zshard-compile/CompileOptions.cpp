@@ -183,11 +183,12 @@ cl::opt<MicrobatchGathers> microbatchGathers(
                clEnumValN(MicrobatchGathers::Keep, "keep",
                           "gather once, keep through all microbatches")),
     cl::cat(shardCategory));
-cl::opt<std::string> bufferDType(
+cl::opt<UnitFloatType> bufferDType(
     "buffer-dtype",
     cl::desc("Round each buffer to this type for compute (FSDP's "
              "MixedPrecision buffer_dtype; default: the buffer's own)"),
-    cl::value_desc("f32|bf16|f16"), cl::cat(shardCategory));
+    cl::init(UnitFloatType::Own), getBufferTypeValues(),
+    cl::cat(shardCategory));
 
 cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level, 0 to 3"),
                            cl::Prefix, cl::init(3), cl::cat(codegenCategory));
@@ -466,12 +467,6 @@ bool readSharding(std::optional<ShardingRequest> &result) {
   }
   if (prefetch.getNumOccurrences() && !readPrefetch(options))
     return false;
-  if (StringRef type = bufferDType;
-      !type.empty() && type != "f32" && type != "bf16" && type != "f16") {
-    printError("--buffer-dtype must be f32, bf16 or f16, got '" + bufferDType +
-               "'");
-    return false;
-  }
   options.bufferType = bufferDType;
   if (remat.getNumOccurrences()) {
     if (autoShard) {

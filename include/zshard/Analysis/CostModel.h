@@ -22,6 +22,7 @@
 #define ZSHARD_ANALYSIS_COSTMODEL_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "zshard/Support/EnumOption.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/JSON.h"
 
@@ -58,17 +59,6 @@ enum class LinkPreset { NVLink, IB, Eth100, Eth10 };
 /// The figures of a preset (its `name` is the preset's option value).
 DeviceModel getDeviceModel(DevicePreset preset);
 LinkModel getLinkModel(LinkPreset preset);
-
-/// An enum option's values from a table, as `llvm::cl::values` gives them
-/// from a list written at the option.
-struct EnumOptionValues {
-  llvm::ArrayRef<llvm::cl::OptionEnumValue> values;
-  template <class Opt> void apply(Opt &option) const {
-    for (const llvm::cl::OptionEnumValue &value : values)
-      option.getParser().addLiteralOption(value.Name, value.Value,
-                                          value.Description);
-  }
-};
 
 /// The presets as option values (`device=h100`, `--link ib`), each described
 /// by its figures: the one list zshard-cost-model and zshard-compile
@@ -117,5 +107,8 @@ private:
 
 } // namespace zshard
 } // namespace mlir
+
+ZSHARD_LISTING_ENUM_PARSER(mlir::zshard::DevicePreset)
+ZSHARD_LISTING_ENUM_PARSER(mlir::zshard::LinkPreset)
 
 #endif // ZSHARD_ANALYSIS_COSTMODEL_H

@@ -21,6 +21,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "zshard/Dialect/ZShard/IR/ZShardContract.h"
+#include "zshard/Support/EnumOption.h"
 
 #include <cstdint>
 #include <optional>
@@ -58,5 +59,7 @@ LogicalResult verifyMicrobatches(func::FuncOp step);
 
 } // namespace zshard
 } // namespace mlir
+
+ZSHARD_LISTING_ENUM_PARSER(mlir::zshard::MicrobatchGathers)
 
 #endif // ZSHARD_ANALYSIS_MICROBATCHES_H

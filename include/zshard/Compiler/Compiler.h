@@ -34,6 +34,7 @@
 #include "zshard/Analysis/CostModel.h"
 #include "zshard/Pipelines/Pipelines.h"
 #include "zshard/Pipelines/ShardStep.h"
+#include "zshard/Support/EnumOption.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -68,6 +69,15 @@ std::string getCompilePhaseNames();
 
 /// The device a step is compiled for.
 enum class CompileTarget { CPU, CUDA };
+
+} // namespace zshard
+} // namespace mlir
+
+ZSHARD_LISTING_ENUM_PARSER(mlir::zshard::CompilePhase)
+ZSHARD_LISTING_ENUM_PARSER(mlir::zshard::CompileTarget)
+
+namespace mlir {
+namespace zshard {
 
 /// What sharding an unsharded step was asked for (zshard-compile
 /// --strategy or --auto).

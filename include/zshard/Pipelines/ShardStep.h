@@ -20,6 +20,7 @@
 #define ZSHARD_PIPELINES_SHARDSTEP_H
 
 #include "zshard/Analysis/Microbatches.h"
+#include "zshard/Support/EnumOption.h"
 #include "zshard/Transforms/RematOptions.h"
 #include "zshard/Transforms/ScheduleOptions.h"
 #include "zshard/Transforms/UnitOptions.h"
@@ -37,6 +38,14 @@ namespace zshard {
 /// FSDP's sharding strategies (and ZeRO-1), as zshard-form-units names them
 /// and the manifest records them (zshard/abi/Strategy.h).
 using ShardingStrategy = ::zshard_abi::Strategy;
+
+} // namespace zshard
+} // namespace mlir
+
+ZSHARD_LISTING_ENUM_PARSER(mlir::zshard::ShardingStrategy)
+
+namespace mlir {
+namespace zshard {
 
 /// The zshard spelling of `strategy` (`full_shard`, ...), which
 /// zshard-form-units takes.
@@ -84,8 +93,8 @@ struct ShardStepOptions {
   /// Where an accumulating step gathers (zshard-shard microbatch-gathers).
   MicrobatchGathers microbatchGathers = MicrobatchGathers::Regather;
   /// The units' buffer type (FSDP's buffer_dtype; zshard-form-units
-  /// buffer-type): f32, bf16 or f16, or empty for the buffers' own.
-  std::string bufferType;
+  /// buffer-type).
+  UnitFloatType bufferType = UnitFloatType::Own;
 };
 
 /// Adds the sharding stages for `options` to `pm` (on the module):
@@ -184,10 +193,10 @@ struct ShardStepPipelineOptionsBase : public Base {
                                   "gather in every microbatch"),
                        clEnumValN(MicrobatchGathers::Keep, "keep",
                                   "gather once for all microbatches"))};
-  Option<std::string> bufferType{
+  Option<UnitFloatType> bufferType{
       *this, "buffer-type",
-      llvm::cl::desc("Buffers computed in f32, bf16 or f16 (empty: their own)"),
-      llvm::cl::init("")};
+      llvm::cl::desc("Element type buffers are computed with"),
+      llvm::cl::init(UnitFloatType::Own), getBufferTypeValues()};
 
   /// These options as ShardStepOptions.
   ShardStepOptions getOptions() const {

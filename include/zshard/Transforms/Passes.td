@@ -132,11 +132,14 @@ def FormUnits : Pass<"zshard-form-units", "::mlir::ModuleOp"> {
              clEnumValN(::mlir::zshard::Strategy::HybridShardZero2,
                         "hybrid_shard_zero2",
                         "shard_grad_op in a group, replicated across groups"))}]>,
-    Option<"reduceType", "reduce-type", "std::string", "\"f32\"",
-           "Element type gradients are reduced in: f32, bf16 or f16">,
-    Option<"bufferType", "buffer-type", "std::string", "\"\"",
-           "Element type buffers are computed with (FSDP's buffer_dtype): "
-           "f32, bf16 or f16; empty: their own">,
+    Option<"reduceType", "reduce-type", "::mlir::zshard::UnitFloatType",
+           "::mlir::zshard::UnitFloatType::F32",
+           "Element type gradients are reduced in",
+           "::mlir::zshard::getReduceTypeValues()">,
+    Option<"bufferType", "buffer-type", "::mlir::zshard::UnitFloatType",
+           "::mlir::zshard::UnitFloatType::Own",
+           "Element type buffers are computed with (FSDP's buffer_dtype)",
+           "::mlir::zshard::getBufferTypeValues()">,
     ListOption<"noReshard", "no-reshard", "std::string",
            "Units (by name) that keep their gathered "
            "parameters from forward to backward (FSDP's "

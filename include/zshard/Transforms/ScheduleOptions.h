@@ -12,6 +12,8 @@
 #ifndef ZSHARD_TRANSFORMS_SCHEDULEOPTIONS_H
 #define ZSHARD_TRANSFORMS_SCHEDULEOPTIONS_H
 
+#include "zshard/Support/EnumOption.h"
+
 namespace mlir::zshard {
 
 /// When the next gather starts in backward (FSDP's `BackwardPrefetch`):
@@ -20,5 +22,7 @@ namespace mlir::zshard {
 enum class BackwardPrefetch { Pre, Post, None };
 
 } // namespace mlir::zshard
+
+ZSHARD_LISTING_ENUM_PARSER(mlir::zshard::BackwardPrefetch)
 
 #endif // ZSHARD_TRANSFORMS_SCHEDULEOPTIONS_H

@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectImplementation.h"
 
+#include "zshard/Support/EnumOption.h"
 #include "zshard/abi/InitSpec.h"
 #include "zshard/abi/Roles.h"
 #include "llvm/ADT/Hashing.h"
@@ -19,6 +20,11 @@
 #include <optional>
 
 #include "zshard/Dialect/ZShard/IR/ZShardEnums.h.inc"
+
+// Options of these types (zshard-form-units strategy, zshard-lower-to-llvm
+// target) list their values on a miss.
+ZSHARD_LISTING_ENUM_PARSER(mlir::zshard::Strategy)
+ZSHARD_LISTING_ENUM_PARSER(mlir::zshard::StepTarget)
 
 namespace zshard_abi {
 /// Hashes an init spec, the parameter of #zshard.init.
