@@ -84,7 +84,7 @@ void zshard::populatePhase(OpPassManager &pm, CompilePhase phase,
     // The ABI facts the manifest is written from, while the contract and
     // the units are still in the IR.
     RecordABIOptions abi;
-    if (options.target == CompileTarget::CUDA) {
+    if (options.target == StepTarget::CUDA) {
       abi.target = StepTarget::CUDA;
       abi.chip = options.cuda.chip;
     }
@@ -93,7 +93,7 @@ void zshard::populatePhase(OpPassManager &pm, CompilePhase phase,
     return;
   }
   case CompilePhase::Lower: {
-    if (options.target != CompileTarget::CUDA) {
+    if (options.target != StepTarget::CUDA) {
       buildBufferizedStepToLLVMPipeline(pm);
       return;
     }

@@ -202,10 +202,10 @@ cl::opt<bool>
     noRuntimeMatmul("no-runtime-matmul",
                     cl::desc("Lower matrix products to loops, not BLAS"),
                     cl::cat(codegenCategory));
-cl::opt<CompileTarget> target(
-    "target", cl::desc("Device the step runs on"), cl::init(CompileTarget::CPU),
-    cl::values(clEnumValN(CompileTarget::CPU, "cpu", "host code (default)"),
-               clEnumValN(CompileTarget::CUDA, "cuda",
+cl::opt<StepTarget> target(
+    "target", cl::desc("Device the step runs on"), cl::init(StepTarget::CPU),
+    cl::values(clEnumValN(StepTarget::CPU, "cpu", "host code (default)"),
+               clEnumValN(StepTarget::CUDA, "cuda",
                           "CUDA kernels in an embedded GPU binary, cuBLAS "
                           "and the runtime's device memory")),
     cl::cat(codegenCategory));

@@ -32,6 +32,7 @@
 #define ZSHARD_COMPILER_COMPILER_H
 
 #include "zshard/Analysis/CostModel.h"
+#include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
 #include "zshard/Pipelines/Pipelines.h"
 #include "zshard/Pipelines/ShardStep.h"
 #include "zshard/Support/EnumOption.h"
@@ -67,14 +68,10 @@ std::optional<CompilePhase> parseCompilePhase(StringRef name);
 /// Every phase's spelling, in order, comma-separated (for messages).
 std::string getCompilePhaseNames();
 
-/// The device a step is compiled for.
-enum class CompileTarget { CPU, CUDA };
-
 } // namespace zshard
 } // namespace mlir
 
 ZSHARD_LISTING_ENUM_PARSER(mlir::zshard::CompilePhase)
-ZSHARD_LISTING_ENUM_PARSER(mlir::zshard::CompileTarget)
 
 namespace mlir {
 namespace zshard {
@@ -110,7 +107,7 @@ struct CompileOptions {
   BufferizeOptions bufferize;
   /// lower: the device, and the CUDA target's options (`format` "auto":
   /// the best binary the toolkit builds; `toolkit` "": the one found).
-  CompileTarget target = CompileTarget::CPU;
+  StepTarget target = StepTarget::CPU;
   CUDATargetOptions cuda;
 
   /// emit: LLVM's optimisation level and CPU ("" or "native": this one).
@@ -171,12 +168,11 @@ struct CompilePipelineOptions
       llvm::cl::desc("Phases to run, in this order: verify, remat, units, "
                      "shard, schedule, plan, lower (default: all of them; "
                      "emit is zshard-compile's)")};
-  Option<CompileTarget> target{
+  Option<StepTarget> target{
       *this, "target", llvm::cl::desc("lower: the device"),
-      llvm::cl::init(CompileTarget::CPU),
-      llvm::cl::values(clEnumValN(CompileTarget::CPU, "cpu", "host code"),
-                       clEnumValN(CompileTarget::CUDA, "cuda",
-                                  "CUDA kernels"))};
+      llvm::cl::init(StepTarget::CPU),
+      llvm::cl::values(clEnumValN(StepTarget::CPU, "cpu", "host code"),
+                       clEnumValN(StepTarget::CUDA, "cuda", "CUDA kernels"))};
 
   /// These options as CompileOptions (sharding with the pattern given).
   CompileOptions getCompileOptions() const;
