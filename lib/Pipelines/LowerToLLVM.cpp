@@ -88,6 +88,9 @@ void zshard::buildBufferizedStepToLLVMPipeline(OpPassManager &pm) {
   // Row reductions with a costly body (the loss's sum of exp): the body
   // into a vectorisable loop, the sum in order after it.
   pm.addPass(zshard::createSplitReductions());
+  // The remaining row reductions: adjacent rows' chains side by side, each
+  // in its order.
+  pm.addPass(zshard::createInterleaveReductions());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

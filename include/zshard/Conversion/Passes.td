@@ -127,6 +127,75 @@ def SplitReductions : Pass<"zshard-split-reductions", "::mlir::ModuleOp"> {
   ];
 }
 
+def InterleaveReductions : Pass<"zshard-interleave-reductions",
+                                 "::mlir::ModuleOp"> {
+  let summary = "Advance the row reductions of adjacent rows together, each row in its own order";
+  let description = [{
+    A `linalg.generic` on memrefs that reduces its innermost loop into one
+    float output by one binary op (a LayerNorm's row sums, the loss's
+    maximum and sums over the vocabulary, a bias gradient's sum over
+    tokens) is, lowered as it is, one dependent chain of additions per
+    row: each waits for the last (about 4 cycles a float on this CPU) and
+    no SIMD lane is used. This pass takes `lanes` rows of the innermost
+    parallel loop the output uses at a time and moves the reduced loop
+    outside a loop over them: the `lanes` accumulators live in a stack
+    buffer (registers once LLVM unrolls the constant-trip lane loop and
+    promotes it), their chains are independent and, where LLVM's SLP or
+    loop vectoriser packs them, one vector. Each row's values are still
+    combined one at a time in the original order, starting from the
+    output's value, so the results are bit for bit those of
+    `convert-linalg-to-loops`; rows beyond the last whole group of `lanes`
+    form one smaller group.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                     affine_map<(d0, d1) -> (d0)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%x : memref<20x768xf32>) outs(%sum : memref<20xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.addf %acc, %in : f32
+      linalg.yield %s : f32
+    }
+    ```
+    After (`lanes=8`):
+    ```mlir
+    %buf = memref.alloca() : memref<8xf32>
+    scf.for %r = %c0 to %c16 step %c8 {
+      scf.for %l = %c0 to %c8 step %c1 {     // accumulators in
+        %i = arith.addi %r, %l : index
+        %a = memref.load %sum[%i] : memref<20xf32>
+        memref.store %a, %buf[%l] : memref<8xf32>
+      }
+      scf.for %j = %c0 to %c768 step %c1 {
+        scf.for %l = %c0 to %c8 step %c1 {   // independent chains
+          %i = arith.addi %r, %l : index
+          %x = memref.load %x[%i, %j] : memref<20x768xf32>
+          %b = memref.load %buf[%l] : memref<8xf32>
+          %s = arith.addf %b, %x : f32
+          memref.store %s, %buf[%l] : memref<8xf32>
+        }
+      }
+      scf.for %l = %c0 to %c8 step %c1 { ... }  // accumulators out
+    }
+    ... the same for rows 16 to 19, with 4 lanes ...
+    ```
+    Runs in the CPU lowering after `zshard-split-reductions`, which takes
+    the reductions whose summand is costly.
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", "8",
+           "Rows whose reductions advance together">
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numInterleaved", "interleaved", "Row reductions interleaved">
+  ];
+}
+
 def OutlineComputeOps : Pass<"zshard-outline-compute-ops", "::mlir::ModuleOp"> {
   let summary = "Outline each linalg op of a bufferized step into a function shared by identical ops";
   let description = [{

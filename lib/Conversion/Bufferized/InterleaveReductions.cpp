@@ -1,0 +1,177 @@
+//===- InterleaveReductions.cpp - --zshard-interleave-reductions ----------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RowReduction.h"
+#include "zshard/Conversion/Passes.h"
+
+namespace mlir {
+namespace zshard {
+#define GEN_PASS_DEF_INTERLEAVEREDUCTIONS
+#include "zshard/Conversion/Passes.h.inc"
+} // namespace zshard
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::zshard;
+
+namespace {
+
+/// The loop whose rows advance together: the innermost parallel loop the
+/// output's indexing map uses, if it has more than one iteration and the map
+/// gives each row its own output element.
+std::optional<unsigned> findLaneDim(const RowReduction &r) {
+  linalg::GenericOp op = r.op;
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!outMap.isProjectedPermutation())
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (int dim = static_cast<int>(ranges.size()) - 2; dim >= 0; --dim)
+    if (outMap.isFunctionOfDim(dim))
+      return ranges[dim] > 1 ? std::optional<unsigned>(dim) : std::nullopt;
+  return std::nullopt;
+}
+
+/// Emits the reductions of rows `first` .. `first + count - 1` of the lane
+/// loop: their accumulators into `scratch`, the reduced loop outside a loop
+/// over the rows (each row's combines in its own order), and the
+/// accumulators back.
+void emitTile(OpBuilder &b, const RowReduction &r, unsigned laneDim,
+              SmallVector<Value> dims, Value first, int64_t count,
+              Value scratch, llvm::function_ref<Value(int64_t)> index) {
+  linalg::GenericOp op = r.op;
+  Location loc = op.getLoc();
+  Value zero = index(0), one = index(1), lanes = index(count);
+  unsigned reductionDim = dims.size() - 1;
+  OpOperand *init = op.getDpsInitOperand(0);
+  AffineMap outMap = op.getMatchingIndexingMap(init);
+
+  // Runs `body(lane, dims)` in a loop over the lanes of the tile, with the
+  // lane loop's index in `dims`.
+  auto forEachLane =
+      [&](llvm::function_ref<void(Value, ArrayRef<Value>)> body) {
+        auto loop = scf::ForOp::create(b, loc, zero, lanes, one);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value lane = loop.getInductionVar();
+        dims[laneDim] = arith::AddIOp::create(b, loc, first, lane);
+        body(lane, dims);
+      };
+
+  dims[reductionDim] = zero;
+  forEachLane([&](Value lane, ArrayRef<Value> at) {
+    SmallVector<Value> out = applyIndexingMap(b, loc, outMap, at);
+    memref::StoreOp::create(b, loc,
+                            memref::LoadOp::create(b, loc, init->get(), out),
+                            scratch, lane);
+  });
+
+  int64_t extent = op.getStaticLoopRanges().back();
+  auto reduce = scf::ForOp::create(b, loc, zero, index(extent), one);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(reduce.getBody());
+    dims[reductionDim] = reduce.getInductionVar();
+    forEachLane([&](Value lane, ArrayRef<Value> at) {
+      Value value = emitReducedValue(b, r, at);
+      Value acc = memref::LoadOp::create(b, loc, scratch, lane);
+      memref::StoreOp::create(b, loc, emitCombine(b, r, acc, value), scratch,
+                              lane);
+    });
+  }
+
+  dims[reductionDim] = zero;
+  forEachLane([&](Value lane, ArrayRef<Value> at) {
+    SmallVector<Value> out = applyIndexingMap(b, loc, outMap, at);
+    memref::StoreOp::create(b, loc,
+                            memref::LoadOp::create(b, loc, scratch, lane),
+                            init->get(), out);
+  });
+}
+
+/// Rewrites `r` into the loops the pass description shows, `lanes` rows of
+/// loop `laneDim` at a time.
+void interleaveRowReduction(const RowReduction &r, unsigned laneDim,
+                            int64_t lanes, Value scratch) {
+  linalg::GenericOp op = r.op;
+  Location loc = op.getLoc();
+  // The loops after `op`, each index constant once before it, so that the
+  // constants dominate every loop.
+  OpBuilder b(op->getContext());
+  b.setInsertionPointAfter(op);
+  OpBuilder constants(op);
+  DenseMap<int64_t, Value> created;
+  auto index = [&](int64_t value) -> Value {
+    Value &constant = created[value];
+    if (!constant)
+      constant = arith::ConstantIndexOp::create(constants, loc, value);
+    return constant;
+  };
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  Value zero = index(0), one = index(1);
+
+  // One loop per parallel dimension but the lanes', outermost first.
+  SmallVector<Value> dims(ranges.size());
+  for (unsigned dim = 0; dim + 1 < ranges.size(); ++dim) {
+    if (dim == laneDim)
+      continue;
+    auto loop = scf::ForOp::create(b, loc, zero, index(ranges[dim]), one);
+    dims[dim] = loop.getInductionVar();
+    b.setInsertionPointToStart(loop.getBody());
+  }
+
+  int64_t rows = ranges[laneDim];
+  int64_t whole = rows / lanes * lanes;
+  if (whole > 0) {
+    auto tiles = scf::ForOp::create(b, loc, zero, index(whole), index(lanes));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(tiles.getBody());
+    emitTile(b, r, laneDim, dims, tiles.getInductionVar(), lanes, scratch,
+             index);
+  }
+  if (rows > whole)
+    emitTile(b, r, laneDim, dims, index(whole), rows - whole, scratch, index);
+  op.erase();
+}
+
+struct InterleaveReductionsPass
+    : public mlir::zshard::impl::InterleaveReductionsBase<
+          InterleaveReductionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (lanes <= 0) {
+      getOperation().emitError()
+          << "zshard-interleave-reductions: lanes must be positive, got "
+          << static_cast<int64_t>(lanes);
+      return signalPassFailure();
+    }
+    SmallVector<std::pair<RowReduction, unsigned>> found;
+    getOperation().walk([&](linalg::GenericOp op) {
+      std::optional<RowReduction> r = matchRowReduction(op);
+      if (!r)
+        return;
+      if (std::optional<unsigned> laneDim = findLaneDim(*r))
+        found.push_back({*r, *laneDim});
+    });
+    for (auto &[r, laneDim] : found) {
+      auto func = r.op->getParentOfType<FunctionOpInterface>();
+      if (!func || func.isExternal())
+        continue;
+      // The lanes' accumulators, at the entry of the function, out of every
+      // loop.
+      OpBuilder b(&func.getFunctionBody().front(),
+                  func.getFunctionBody().front().begin());
+      auto outType =
+          cast<MemRefType>(r.op.getDpsInitOperand(0)->get().getType());
+      Value scratch = memref::AllocaOp::create(
+          b, r.op.getLoc(), MemRefType::get({lanes}, outType.getElementType()));
+      interleaveRowReduction(r, laneDim, lanes, scratch);
+      ++numInterleaved;
+    }
+  }
+};
+
+} // namespace
