@@ -74,10 +74,10 @@ func.func @row_sum(%x: memref<20x768xf32>, %sum: memref<20xf32>) {
 // -----
 
 // Tests that the lanes are the innermost parallel loop the output uses (d1
-// of a per-batch column maximum, with the batch d0 an outer loop), that any
-// combiner is kept (a maximum) and that a scalar input and linalg.index
+// of a per-batch column product, with the batch d0 an outer loop), that the
+// combiner is kept (a product) and that a scalar input and linalg.index
 // reach the body.
-// CHECK-LABEL: func.func @column_max
+// CHECK-LABEL: func.func @column_product
 // CHECK-SAME:  (%[[X:[^:]*]]: memref<3x16x10xf32>, %[[W:[^:]*]]: f32, %[[OUT:[^:]*]]: memref<3x10xf32>)
 // CHECK:       memref.alloca() : memref<8xf32>
 // CHECK:       %[[C2:[^ ]*]] = arith.constant 2 : index
@@ -92,11 +92,12 @@ func.func @row_sum(%x: memref<20x768xf32>, %sum: memref<20xf32>) {
 // CHECK:               memref.load %[[X]]
 // CHECK:               arith.index_cast %[[K]] : index to i64
 // CHECK:               arith.mulf %{{.*}}, %[[W]]
-// CHECK:               arith.maximumf
+// CHECK:               arith.mulf %{{[^ ]*}}, %{{[^ ]*}} : f32
+// CHECK-NEXT:          memref.store
 // The remainder tile, two columns, inside the batch loop.
 // CHECK:         scf.for %{{[^ ]*}} = %{{[^ ]*}} to %[[C2]] step
 // CHECK-NOT:   linalg
-func.func @column_max(%x: memref<3x16x10xf32>, %w: f32, %out: memref<3x10xf32>) {
+func.func @column_product(%x: memref<3x16x10xf32>, %w: f32, %out: memref<3x10xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2, d1)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1)>],
                   iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%x, %w : memref<3x16x10xf32>, f32) outs(%out : memref<3x10xf32>) {
@@ -106,7 +107,7 @@ func.func @column_max(%x: memref<3x16x10xf32>, %w: f32, %out: memref<3x10xf32>) 
     %kf = arith.sitofp %ki : i64 to f32
     %p = arith.mulf %in, %kf : f32
     %q = arith.mulf %p, %scale : f32
-    %s = arith.maximumf %acc, %q : f32
+    %s = arith.mulf %acc, %q : f32
     linalg.yield %s : f32
   }
   return
@@ -114,11 +115,13 @@ func.func @column_max(%x: memref<3x16x10xf32>, %w: f32, %out: memref<3x10xf32>) 
 
 // -----
 
-// Tests that the reductions the pass cannot interleave stay: no parallel
-// loop, a single row, an output two rows share, a summand that reads the
-// accumulator, and a reduction over an outer loop.
+// Tests that the reductions the pass cannot or need not interleave stay: no
+// parallel loop, a single row, an output two rows share, a summand that
+// reads the accumulator, a reduction over an outer loop, a maximum (exact
+// in any order, which LLVM vectorises along the row), and a row dot product
+// (two inputs whose rows are not adjacent: two gathers an element).
 // CHECK-LABEL: func.func @kept
-// CHECK-COUNT-5: linalg.generic
+// CHECK-COUNT-7: linalg.generic
 // CHECK-NOT:   scf.for
 func.func @kept(%x: memref<4x8xf32>, %v: memref<8xf32>, %s: memref<f32>,
                 %one: memref<1x8xf32>, %r: memref<1xf32>, %m: memref<4xf32>,
@@ -157,6 +160,21 @@ func.func @kept(%x: memref<4x8xf32>, %v: memref<8xf32>, %s: memref<f32>,
       ins(%x : memref<4x8xf32>) outs(%n : memref<8xf32>) {
   ^bb0(%in: f32, %acc: f32):
     %a = arith.addf %acc, %in : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x8xf32>) outs(%m : memref<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.maximumf %acc, %in : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %x : memref<4x8xf32>, memref<4x8xf32>) outs(%m : memref<4xf32>) {
+  ^bb0(%in: f32, %in2: f32, %acc: f32):
+    %p = arith.mulf %in, %in2 : f32
+    %a = arith.addf %acc, %p : f32
     linalg.yield %a : f32
   }
   return

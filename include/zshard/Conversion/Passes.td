@@ -131,12 +131,13 @@ def InterleaveReductions : Pass<"zshard-interleave-reductions",
                                  "::mlir::ModuleOp"> {
   let summary = "Advance the row reductions of adjacent rows together, each row in its own order";
   let description = [{
-    A `linalg.generic` on memrefs that reduces its innermost loop into one
-    float output by one binary op (a LayerNorm's row sums, the loss's
-    maximum and sums over the vocabulary, a bias gradient's sum over
-    tokens) is, lowered as it is, one dependent chain of additions per
-    row: each waits for the last (about 4 cycles a float on this CPU) and
-    no SIMD lane is used. This pass takes `lanes` rows of the innermost
+    A `linalg.generic` on memrefs that sums (or multiplies) its innermost
+    loop into one float output (a LayerNorm's row sums, the loss's sum over
+    the vocabulary, a bias gradient's sum over tokens) is, lowered as it is,
+    one dependent chain of additions per row: LLVM may not reorder float
+    additions, so each waits for the last (about 4 cycles on this CPU) and
+    no SIMD lane is used. (A maximum or integer arithmetic is exact in any
+    order; LLVM vectorises those along the row, and this pass leaves them.) This pass takes `lanes` rows of the innermost
     parallel loop the output uses at a time and moves the reduced loop
     outside a loop over them: the `lanes` accumulators live in a stack
     buffer (registers once LLVM unrolls the constant-trip lane loop and
@@ -145,7 +146,10 @@ def InterleaveReductions : Pass<"zshard-interleave-reductions",
     combined one at a time in the original order, starting from the
     output's value, so the results are bit for bit those of
     `convert-linalg-to-loops`; rows beyond the last whole group of `lanes`
-    form one smaller group.
+    form one smaller group. Rows that are not adjacent in memory are read
+    with a gather an element; a reduction reading two or more inputs that
+    way (a row dot product) stays as it is, where two gathers cost more
+    than the chain they break.
 
     Before:
     ```mlir
