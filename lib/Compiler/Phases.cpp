@@ -50,10 +50,6 @@ std::optional<CompilePhase> zshard::parseCompilePhase(StringRef name) {
   return std::nullopt;
 }
 
-std::string zshard::getCompilePhaseNames() {
-  return llvm::join(llvm::map_range(kPhases, getCompilePhaseName), ", ");
-}
-
 void zshard::populatePhase(OpPassManager &pm, CompilePhase phase,
                            const CompileOptions &options) {
   // Without sharding, the remat phase accumulates microbatches only.

@@ -51,6 +51,6 @@
 // LOWER-NOT: func.func
 // LOWER: llvm.func
 
-// BAD: zshard-compile: for the --compile-to option: 'bogus' is not a phase: verify, remat, units, shard, schedule, plan, lower, emit
+// BAD: zshard-compile: for the --compile-to option: 'bogus' is not one of verify, remat, units, shard, schedule, plan, lower, emit
 // BOTH: zshard-compile: error: --compile-to and --emit both say what to write: give one
 // EVAL: zshard-compile: error: --eval applies to the emit phase, not --compile-to=shard

@@ -45,20 +45,6 @@ struct StrategyParser : public cl::parser<ShardingStrategy> {
   }
 };
 
-/// Reads a phase of the compile library; a misspelt one lists them all.
-struct PhaseParser : public cl::parser<CompilePhase> {
-  using cl::parser<CompilePhase>::parser;
-  bool parse(cl::Option &option, StringRef, StringRef arg,
-             CompilePhase &value) {
-    if (std::optional<CompilePhase> phase = parseCompilePhase(arg)) {
-      value = *phase;
-      return false;
-    }
-    return option.error("'" + arg + "' is not a phase: " +
-                        getCompilePhaseNames());
-  }
-};
-
 cl::opt<std::string> inputFile(cl::Positional,
                                cl::desc("<training step .mlir, - for stdin>"),
                                cl::init("-"), cl::cat(ioCategory));
@@ -82,7 +68,7 @@ cl::opt<Emit> emit(
                           "shapes-only steps are accepted)")),
     cl::cat(ioCategory));
 
-cl::opt<CompilePhase, false, PhaseParser> compileTo(
+cl::opt<CompilePhase> compileTo(
     "compile-to",
     cl::desc("Stop after this phase and write the step as it left it (-o "
              "or stdout); emit (the default) writes the artifact"),
@@ -91,8 +77,9 @@ cl::opt<CompilePhase, false, PhaseParser> compileTo(
         clEnumValN(CompilePhase::Remat, "remat",
                    "checkpointing and accumulation, on the unsharded step"),
         clEnumValN(CompilePhase::Units, "units", "zshard.unit declared"),
-        clEnumValN(CompilePhase::Shard, "shard", "state sharded, collectives "
-                                                 "inserted"),
+        clEnumValN(CompilePhase::Shard, "shard",
+                   "state sharded, collectives "
+                   "inserted"),
         clEnumValN(CompilePhase::Schedule, "schedule",
                    "async collectives, prefetch, offload"),
         clEnumValN(CompilePhase::Plan, "plan",

@@ -65,9 +65,6 @@ StringRef getCompilePhaseName(CompilePhase phase);
 /// The phase spelled `name`; std::nullopt for anything else.
 std::optional<CompilePhase> parseCompilePhase(StringRef name);
 
-/// Every phase's spelling, in order, comma-separated (for messages).
-std::string getCompilePhaseNames();
-
 } // namespace zshard
 } // namespace mlir
 
