@@ -184,17 +184,12 @@ struct InterleaveReductionsPass
         found.push_back({*r, *laneDim});
     });
     for (auto &[r, laneDim] : found) {
-      auto func = r.op->getParentOfType<FunctionOpInterface>();
-      if (!func || func.isExternal())
-        continue;
-      // The lanes' accumulators, at the entry of the function, out of every
-      // loop.
-      OpBuilder b(&func.getFunctionBody().front(),
-                  func.getFunctionBody().front().begin());
+      // The lanes' accumulators.
       auto outType =
           cast<MemRefType>(r.op.getDpsInitOperand(0)->get().getType());
-      Value scratch = memref::AllocaOp::create(
-          b, r.op.getLoc(), MemRefType::get({lanes}, outType.getElementType()));
+      Value scratch = createEntryBuffer(r, lanes, outType.getElementType());
+      if (!scratch)
+        continue;
       interleaveRowReduction(r, laneDim, lanes, scratch);
       ++numInterleaved;
     }

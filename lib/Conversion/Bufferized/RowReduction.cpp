@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -64,6 +65,18 @@ mlir::zshard::matchRowReduction(linalg::GenericOp op) {
     ++bodyOps;
   }
   return RowReduction{op, combiner, reduced, bodyOps};
+}
+
+Value mlir::zshard::createEntryBuffer(const RowReduction &r, int64_t size,
+                                      Type element) {
+  linalg::GenericOp op = r.op;
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  if (!func || func.isExternal())
+    return nullptr;
+  Block &entry = func.getFunctionBody().front();
+  OpBuilder b(&entry, entry.begin());
+  return memref::AllocaOp::create(b, op.getLoc(),
+                                  MemRefType::get({size}, element));
 }
 
 SmallVector<Value> mlir::zshard::applyIndexingMap(OpBuilder &b, Location loc,

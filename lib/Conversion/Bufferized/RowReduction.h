@@ -39,6 +39,10 @@ struct RowReduction {
 /// accumulator the combiner alone reads.
 std::optional<RowReduction> matchRowReduction(linalg::GenericOp op);
 
+/// A stack buffer of `size` values of `element` at the entry of the function
+/// holding `r`, out of every loop; null outside a function body.
+Value createEntryBuffer(const RowReduction &r, int64_t size, Type element);
+
 /// The indices `map` gives for the loop indices `dims`, as affine.apply ops.
 SmallVector<Value> applyIndexingMap(OpBuilder &b, Location loc, AffineMap map,
                                     ArrayRef<Value> dims);

@@ -115,16 +115,10 @@ struct SplitReductionsPass
         found.push_back(*r);
     });
     for (RowReduction &r : found) {
-      // One stack buffer per split op, at the entry of its function, out of
-      // every loop.
-      auto func = r.op->getParentOfType<FunctionOpInterface>();
-      if (!func || func.isExternal())
+      // One stack buffer per split op.
+      Value scratch = createEntryBuffer(r, chunk, r.reduced.getType());
+      if (!scratch)
         continue;
-      OpBuilder b(&func.getFunctionBody().front(),
-                  func.getFunctionBody().front().begin());
-      Type element = r.reduced.getType();
-      Value scratch = memref::AllocaOp::create(
-          b, r.op.getLoc(), MemRefType::get({chunk}, element));
       splitRowReduction(r, chunk, scratch);
       ++numSplit;
     }
