@@ -80,10 +80,9 @@ void zshard::populatePhase(OpPassManager &pm, CompilePhase phase,
     // The ABI facts the manifest is written from, while the contract and
     // the units are still in the IR.
     RecordABIOptions abi;
-    if (options.target == StepTarget::CUDA) {
-      abi.target = StepTarget::CUDA;
+    abi.target = options.target;
+    if (options.target == StepTarget::CUDA)
       abi.chip = options.cuda.chip;
-    }
     pm.addPass(createRecordABI(abi));
     buildBufferizeStepPipeline(pm, options.bufferize);
     return;

@@ -16,7 +16,6 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
 
 #include <optional>
 
