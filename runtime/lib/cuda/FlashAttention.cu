@@ -15,11 +15,20 @@
 //   dq        grid (query tiles, batch * heads): thread = query row t;
 //             delta = dout[t] . out[t], then per key tile
 //             ds = p (dout[t] . v[u] - delta), dq[t] += scale ds k[u].
-//   dk, dv    grid (key tiles, batch * kv heads): thread = key row u; per
+//   dv        grid (key tiles, batch * kv heads): thread = key row u; per
 //             head of the group and query tile at or below the diagonal
-//             (q, dout, lse and delta staged), dv[u] += p dout[t],
-//             dk[u] += scale ds q[t]. No atomics: each output row has one
-//             owner, so the result is deterministic.
+//             (q, dout and lse staged), dv[u] += p dout[t];
+//   dk        the same grid, q, dout, lse and delta staged:
+//             dk[u] += scale ds q[t].
+// No atomics: each output row has one owner, so the result is
+// deterministic.
+//
+// Each kernel is a template over the head size D: for the common sizes (32,
+// 64, 128) the loops over a row are unrolled and the thread's rows live in
+// registers; D = 0 is any size up to kCudaAttentionMaxHeadDim, its rows in
+// local memory (measured on an H200 at d 1024, 16 heads, seq 1024, batch 8:
+// 63 ms per layer that way). dv and dk are two kernels so that a thread
+// holds three rows (k, v and dk; k and dv), not four.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,9 +47,21 @@ __device__ int64_t groupOf(const StepAttentionShape &s) {
 constexpr int kTile = 32;
 constexpr int kMaxD = int(kCudaAttentionMaxHeadDim);
 
-__device__ float dotRow(const float *a, const float *b, int d) {
+/// A row of a thread: the head size itself when D is known at compile time.
+template <int D> constexpr int kRowSize = D > 0 ? D : kMaxD;
+/// Loops over a row unrolled fully when D is known, else not at all.
+template <int D> constexpr int kUnroll = D > 0 ? D : 1;
+
+template <int D>
+__device__ __forceinline__ int headDim(const StepAttentionShape &s) {
+  return D > 0 ? D : int(s.headDim);
+}
+
+template <int D>
+__device__ __forceinline__ float dotRow(const float *a, const float *b, int d) {
   float sum = 0;
-  for (int e = 0; e < d; ++e)
+#pragma unroll kUnroll < D>
+  for (int e = 0; e < (D > 0 ? D : d); ++e)
     sum += a[e] * b[e];
   return sum;
 }
@@ -56,11 +77,18 @@ __device__ void stageRows(float *tile, const float *matrix, int64_t first,
   }
 }
 
+/// for (e < d) body(e), unrolled when D is known.
+#define ZSHARD_FOR_ROW(e, body)                                                \
+  _Pragma("unroll kUnroll<D>") for (int e = 0; e < (D > 0 ? D : d); ++e) {     \
+    body;                                                                      \
+  }
+
+template <int D>
 __global__ void forwardKernel(StepAttentionShape s, const float *q,
                               const float *k, const float *v, float *out,
                               float *lse) {
   extern __shared__ float shared[];
-  const int d = int(s.headDim);
+  const int d = headDim<D>(s);
   float *kTileRows = shared, *vTileRows = shared + kTile * d;
   int64_t bh = blockIdx.y, b = bh / s.heads, h = bh % s.heads;
   int64_t kvOffset = (b * s.kvHeads + h / groupOf(s)) * s.seq * d;
@@ -68,11 +96,11 @@ __global__ void forwardKernel(StepAttentionShape s, const float *q,
   int64_t first = int64_t(blockIdx.x) * kTile, t = first + threadIdx.x;
   bool active = t < s.seq;
 
-  float qRow[kMaxD], acc[kMaxD];
-  for (int e = 0; e < d; ++e) {
+  float qRow[kRowSize<D>], acc[kRowSize<D>];
+  ZSHARD_FOR_ROW(e, {
     qRow[e] = active ? qh[t * d + e] : 0.0f;
     acc[e] = 0.0f;
-  }
+  })
   float m = -CUDART_INF_F, l = 0.0f;
   for (int64_t j0 = 0; j0 <= first; j0 += kTile) {
     __syncthreads();
@@ -82,28 +110,28 @@ __global__ void forwardKernel(StepAttentionShape s, const float *q,
     if (!active)
       continue;
     for (int c = 0; c < kTile && j0 + c <= t; ++c) {
-      float score = s.scale * dotRow(qRow, kTileRows + c * d, d);
+      float score = s.scale * dotRow<D>(qRow, kTileRows + c * d, d);
       float newMax = fmaxf(m, score);
       float correction = __expf(m - newMax), p = __expf(score - newMax);
       l = l * correction + p;
-      for (int e = 0; e < d; ++e)
-        acc[e] = acc[e] * correction + p * vTileRows[c * d + e];
+      const float *vc = vTileRows + c * d;
+      ZSHARD_FOR_ROW(e, acc[e] = acc[e] * correction + p * vc[e])
       m = newMax;
     }
   }
   if (!active)
     return;
   float inv = 1.0f / l;
-  for (int e = 0; e < d; ++e)
-    out[(bh * s.seq + t) * d + e] = acc[e] * inv;
+  ZSHARD_FOR_ROW(e, out[(bh * s.seq + t) * d + e] = acc[e] * inv)
   lse[bh * s.seq + t] = m + __logf(l);
 }
 
+template <int D>
 __global__ void dqKernel(StepAttentionShape s, const float *q, const float *k,
                          const float *v, const float *out, const float *lse,
                          const float *dout, float *dq) {
   extern __shared__ float shared[];
-  const int d = int(s.headDim);
+  const int d = headDim<D>(s);
   float *kTileRows = shared, *vTileRows = shared + kTile * d;
   int64_t bh = blockIdx.y, b = bh / s.heads, h = bh % s.heads;
   int64_t kvOffset = (b * s.kvHeads + h / groupOf(s)) * s.seq * d;
@@ -111,14 +139,14 @@ __global__ void dqKernel(StepAttentionShape s, const float *q, const float *k,
   bool active = t < s.seq;
   int64_t row = (bh * s.seq + t) * d;
 
-  float qRow[kMaxD], doRow[kMaxD], acc[kMaxD];
+  float qRow[kRowSize<D>], doRow[kRowSize<D>], acc[kRowSize<D>];
   float delta = 0.0f, rowLse = active ? lse[bh * s.seq + t] : 0.0f;
-  for (int e = 0; e < d; ++e) {
+  ZSHARD_FOR_ROW(e, {
     qRow[e] = active ? q[row + e] : 0.0f;
     doRow[e] = active ? dout[row + e] : 0.0f;
     delta += active ? doRow[e] * out[row + e] : 0.0f;
     acc[e] = 0.0f;
-  }
+  })
   for (int64_t j0 = 0; j0 <= first; j0 += kTile) {
     __syncthreads();
     stageRows(kTileRows, k + kvOffset, j0, s.seq, d);
@@ -127,24 +155,24 @@ __global__ void dqKernel(StepAttentionShape s, const float *q, const float *k,
     if (!active)
       continue;
     for (int c = 0; c < kTile && j0 + c <= t; ++c) {
-      float p = __expf(s.scale * dotRow(qRow, kTileRows + c * d, d) - rowLse);
-      float ds = p * (dotRow(doRow, vTileRows + c * d, d) - delta);
-      for (int e = 0; e < d; ++e)
-        acc[e] += s.scale * ds * kTileRows[c * d + e];
+      const float *kc = kTileRows + c * d;
+      float p = __expf(s.scale * dotRow<D>(qRow, kc, d) - rowLse);
+      float ds = p * (dotRow<D>(doRow, vTileRows + c * d, d) - delta);
+      ZSHARD_FOR_ROW(e, acc[e] += s.scale * ds * kc[e])
     }
   }
   if (!active)
     return;
-  for (int e = 0; e < d; ++e)
-    dq[row + e] = acc[e];
+  ZSHARD_FOR_ROW(e, dq[row + e] = acc[e])
 }
 
-__global__ void dkdvKernel(StepAttentionShape s, const float *q,
-                           const float *k, const float *v, const float *out,
-                           const float *lse, const float *dout, float *dk,
-                           float *dv) {
+/// dv (kDk false) or dk (kDk true) of the key rows of one tile.
+template <int D, bool kDk>
+__global__ void dkvKernel(StepAttentionShape s, const float *q, const float *k,
+                          const float *v, const float *out, const float *lse,
+                          const float *dout, float *dkv) {
   extern __shared__ float shared[];
-  const int d = int(s.headDim);
+  const int d = headDim<D>(s);
   float *qTileRows = shared, *doTileRows = shared + kTile * d;
   float *lseTile = shared + 2 * kTile * d, *deltaTile = lseTile + kTile;
   int64_t bkv = blockIdx.y, b = bkv / s.kvHeads, kvh = bkv % s.kvHeads;
@@ -152,12 +180,14 @@ __global__ void dkdvKernel(StepAttentionShape s, const float *q,
   bool active = u < s.seq;
   int64_t row = (bkv * s.seq + u) * d;
 
-  float kRow[kMaxD], vRow[kMaxD], dkAcc[kMaxD], dvAcc[kMaxD];
-  for (int e = 0; e < d; ++e) {
+  // v's row only for dk (ds needs dout . v); dv needs p alone.
+  float kRow[kRowSize<D>], vRow[kDk ? kRowSize<D> : 1], acc[kRowSize<D>];
+  ZSHARD_FOR_ROW(e, {
     kRow[e] = active ? k[row + e] : 0.0f;
-    vRow[e] = active ? v[row + e] : 0.0f;
-    dkAcc[e] = dvAcc[e] = 0.0f;
-  }
+    if constexpr (kDk)
+      vRow[e] = active ? v[row + e] : 0.0f;
+    acc[e] = 0.0f;
+  })
   for (int64_t h = kvh * groupOf(s); h < (kvh + 1) * groupOf(s); ++h) {
     int64_t bh = b * s.heads + h;
     const float *qh = q + bh * s.seq * d, *oh = out + bh * s.seq * d;
@@ -169,7 +199,8 @@ __global__ void dkdvKernel(StepAttentionShape s, const float *q,
       int64_t t = i0 + threadIdx.x;
       if (t < s.seq) {
         lseTile[threadIdx.x] = lh[t];
-        deltaTile[threadIdx.x] = dotRow(doh + t * d, oh + t * d, d);
+        if constexpr (kDk)
+          deltaTile[threadIdx.x] = dotRow<D>(doh + t * d, oh + t * d, d);
       }
       __syncthreads();
       if (!active)
@@ -178,22 +209,22 @@ __global__ void dkdvKernel(StepAttentionShape s, const float *q,
         if (i0 + r < u)
           continue;
         const float *qt = qTileRows + r * d, *dot = doTileRows + r * d;
-        float p = __expf(s.scale * dotRow(qt, kRow, d) - lseTile[r]);
-        float ds = p * (dotRow(dot, vRow, d) - deltaTile[r]);
-        for (int e = 0; e < d; ++e) {
-          dvAcc[e] += p * dot[e];
-          dkAcc[e] += s.scale * ds * qt[e];
+        float p = __expf(s.scale * dotRow<D>(qt, kRow, d) - lseTile[r]);
+        if constexpr (kDk) {
+          float ds = p * (dotRow<D>(dot, vRow, d) - deltaTile[r]);
+          ZSHARD_FOR_ROW(e, acc[e] += s.scale * ds * qt[e])
+        } else {
+          ZSHARD_FOR_ROW(e, acc[e] += p * dot[e])
         }
       }
     }
   }
   if (!active)
     return;
-  for (int e = 0; e < d; ++e) {
-    dk[row + e] = dkAcc[e];
-    dv[row + e] = dvAcc[e];
-  }
+  ZSHARD_FOR_ROW(e, dkv[row + e] = acc[e])
 }
+
+#undef ZSHARD_FOR_ROW
 
 unsigned tiles(int64_t seq) { return unsigned((seq + kTile - 1) / kTile); }
 
@@ -204,6 +235,46 @@ cudaError_t allowShared(Kernel kernel, size_t bytes) {
                               int(bytes));
 }
 
+template <int D>
+cudaError_t forward(cudaStream_t stream, const StepAttentionShape &s,
+                    const float *q, const float *k, const float *v, float *out,
+                    float *lse) {
+  size_t bytes = 2 * kTile * s.headDim * sizeof(float);
+  if (cudaError_t error = allowShared(forwardKernel<D>, bytes))
+    return error;
+  dim3 grid(tiles(s.seq), unsigned(s.batch * s.heads));
+  forwardKernel<D><<<grid, kTile, bytes, stream>>>(s, q, k, v, out, lse);
+  return cudaGetLastError();
+}
+
+template <int D>
+cudaError_t backward(cudaStream_t stream, const StepAttentionShape &s,
+                     const float *q, const float *k, const float *v,
+                     const float *out, const float *lse, const float *dout,
+                     float *dq, float *dk, float *dv) {
+  size_t dqBytes = 2 * kTile * s.headDim * sizeof(float);
+  size_t dkvBytes = (2 * kTile * s.headDim + 2 * kTile) * sizeof(float);
+  if (cudaError_t error = allowShared(dqKernel<D>, dqBytes))
+    return error;
+  if (cudaError_t error = allowShared(dkvKernel<D, false>, dkvBytes))
+    return error;
+  if (cudaError_t error = allowShared(dkvKernel<D, true>, dkvBytes))
+    return error;
+  dim3 dqGrid(tiles(s.seq), unsigned(s.batch * s.heads));
+  dqKernel<D>
+      <<<dqGrid, kTile, dqBytes, stream>>>(s, q, k, v, out, lse, dout, dq);
+  if (cudaError_t error = cudaGetLastError())
+    return error;
+  dim3 dkvGrid(tiles(s.seq), unsigned(s.batch * s.kvHeads));
+  dkvKernel<D, false>
+      <<<dkvGrid, kTile, dkvBytes, stream>>>(s, q, k, v, out, lse, dout, dv);
+  if (cudaError_t error = cudaGetLastError())
+    return error;
+  dkvKernel<D, true>
+      <<<dkvGrid, kTile, dkvBytes, stream>>>(s, q, k, v, out, lse, dout, dk);
+  return cudaGetLastError();
+}
+
 } // namespace
 
 cudaError_t zshard::rt::launchAttentionForward(cudaStream_t stream,
@@ -211,34 +282,34 @@ cudaError_t zshard::rt::launchAttentionForward(cudaStream_t stream,
                                                const float *q, const float *k,
                                                const float *v, float *out,
                                                float *lse) {
-  if (s.headDim > kMaxD)
-    return cudaErrorInvalidValue;
-  size_t bytes = 2 * kTile * s.headDim * sizeof(float);
-  if (cudaError_t error = allowShared(forwardKernel, bytes))
-    return error;
-  dim3 grid(tiles(s.seq), unsigned(s.batch * s.heads));
-  forwardKernel<<<grid, kTile, bytes, stream>>>(s, q, k, v, out, lse);
-  return cudaGetLastError();
+  switch (s.headDim) {
+  case 32:
+    return forward<32>(stream, s, q, k, v, out, lse);
+  case 64:
+    return forward<64>(stream, s, q, k, v, out, lse);
+  case 128:
+    return forward<128>(stream, s, q, k, v, out, lse);
+  default:
+    if (s.headDim > kMaxD)
+      return cudaErrorInvalidValue;
+    return forward<0>(stream, s, q, k, v, out, lse);
+  }
 }
 
 cudaError_t zshard::rt::launchAttentionBackward(
     cudaStream_t stream, const StepAttentionShape &s, const float *q,
     const float *k, const float *v, const float *out, const float *lse,
     const float *dout, float *dq, float *dk, float *dv) {
-  if (s.headDim > kMaxD)
-    return cudaErrorInvalidValue;
-  size_t dqBytes = 2 * kTile * s.headDim * sizeof(float);
-  size_t dkdvBytes = (2 * kTile * s.headDim + 2 * kTile) * sizeof(float);
-  if (cudaError_t error = allowShared(dqKernel, dqBytes))
-    return error;
-  if (cudaError_t error = allowShared(dkdvKernel, dkdvBytes))
-    return error;
-  dim3 dqGrid(tiles(s.seq), unsigned(s.batch * s.heads));
-  dqKernel<<<dqGrid, kTile, dqBytes, stream>>>(s, q, k, v, out, lse, dout, dq);
-  if (cudaError_t error = cudaGetLastError())
-    return error;
-  dim3 dkdvGrid(tiles(s.seq), unsigned(s.batch * s.kvHeads));
-  dkdvKernel<<<dkdvGrid, kTile, dkdvBytes, stream>>>(s, q, k, v, out, lse,
-                                                     dout, dk, dv);
-  return cudaGetLastError();
+  switch (s.headDim) {
+  case 32:
+    return backward<32>(stream, s, q, k, v, out, lse, dout, dq, dk, dv);
+  case 64:
+    return backward<64>(stream, s, q, k, v, out, lse, dout, dq, dk, dv);
+  case 128:
+    return backward<128>(stream, s, q, k, v, out, lse, dout, dq, dk, dv);
+  default:
+    if (s.headDim > kMaxD)
+      return cudaErrorInvalidValue;
+    return backward<0>(stream, s, q, k, v, out, lse, dout, dq, dk, dv);
+  }
 }
