@@ -84,7 +84,10 @@ void zshard::populatePhase(OpPassManager &pm, CompilePhase phase,
     if (options.target == StepTarget::CUDA)
       abi.chip = options.cuda.chip;
     pm.addPass(createRecordABI(abi));
-    buildBufferizeStepPipeline(pm, options.bufferize);
+    BufferizeOptions bufferize = options.bufferize;
+    if (options.target == StepTarget::CUDA)
+      bufferize.gpuReductionThreads = options.cuda.reductionThreads;
+    buildBufferizeStepPipeline(pm, bufferize);
     return;
   }
   case CompilePhase::Lower: {

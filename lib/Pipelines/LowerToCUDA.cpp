@@ -137,8 +137,11 @@ void zshard::buildBufferizedStepToCUDAPipeline(
 
 void zshard::buildLowerToCUDAPipeline(OpPassManager &pm,
                                       const LowerToCUDAOptions &options) {
-  buildBufferizeStepPipeline(pm, options.getBufferizeOptions());
-  buildBufferizedStepToCUDAPipeline(pm, options.getTargetOptions());
+  CUDATargetOptions target = options.getTargetOptions();
+  BufferizeOptions bufferize = options.getBufferizeOptions();
+  bufferize.gpuReductionThreads = target.reductionThreads;
+  buildBufferizeStepPipeline(pm, bufferize);
+  buildBufferizedStepToCUDAPipeline(pm, target);
 }
 
 void zshard::registerLowerToCUDAPipeline() {

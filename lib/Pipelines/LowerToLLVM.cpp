@@ -50,6 +50,13 @@ void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
     pm.addPass(zshard::createFuseElementwise());
   if (options.approximateMath)
     pm.addPass(zshard::createApproximateMath());
+  // The CUDA target: reductions with few outputs over more threads, their
+  // partial results planned like every other buffer.
+  if (options.gpuReductionThreads > 0) {
+    zshard::GPUSplitReductionsOptions split;
+    split.threads = options.gpuReductionThreads;
+    pm.addPass(zshard::createGPUSplitReductions(split));
+  }
 
   // Phases are derived on the ops that bufferize (after fusion made new
   // ones), for zshard-tag-allocations to read after bufferization.

@@ -33,6 +33,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
@@ -95,4 +96,6 @@ void mlir::zshard::registerAllPasses() {
   mlir::bufferization::registerBufferizationPasses();
   mlir::registerLinalgPasses();
   mlir::registerGPUPasses();
+  // scf-forall-to-parallel and the other loop passes the CUDA target runs.
+  mlir::registerSCFPasses();
 }

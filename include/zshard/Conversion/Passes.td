@@ -285,6 +285,60 @@ def TagAllocations : Pass<"zshard-tag-allocations", "::mlir::ModuleOp"> {
   ];
 }
 
+def GPUSplitReductions
+    : Pass<"zshard-gpu-split-reductions", "::mlir::ModuleOp"> {
+  let summary = "Split reductions with few outputs over more GPU threads";
+  let description = [{
+    The CUDA target runs a reduction as one thread per output element, its
+    reduced dimension a loop in that thread. A bias or LayerNorm gradient
+    (1024 outputs, each a sum over 8192 tokens) then occupies 4 blocks of
+    an H200's 132 multiprocessors, and the loss's sums over the vocabulary
+    read rows a thread apiece.
+
+    This pass runs on tensors, before bufferization (so that the memory
+    plan sees the partial results). A `linalg.generic` with one reduction
+    dimension of static size `R`, projected-permutation maps, no
+    `linalg.index`, outputs that do not depend on the reduced dimension,
+    each reduced by one commutative float combiner (`addf`, `mulf`,
+    `maximumf`, `minimumf`, `maxnumf`, `minnumf`), that is not a
+    contraction and has fewer than `threads` output elements `P`, is split
+    into:
+
+    - a generic with one more parallel dimension of size `S` (a power of
+      two dividing `R`, the smallest with `P * S >= threads` and
+      `R / S >= min-chunk`, else the largest with `R / S >= min-chunk`),
+      each of its threads reducing `R / S` elements into a partial result
+      initialised to the combiner's neutral element;
+    - a generic combining the `S` partials of each output into the
+      original output, in order.
+
+    When the reduced dimension is the innermost of the first input that
+    reads it (a row: the loss over the vocabulary) the split interleaves:
+    thread `s` of a row reads elements `s, s + S, ...`, so that a warp reads
+    consecutive addresses; otherwise (a column: a sum over tokens) thread
+    `s` reads the contiguous chunk `[s * R / S, (s + 1) * R / S)` and
+    consecutive threads read consecutive outputs.
+
+    Sums are reassociated: the result differs from the CPU target's in the
+    last bits, as any parallel reduction does, and is the same on every
+    run.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"65536",
+           "Split reductions with fewer output elements than this, to about "
+           "this many threads">,
+    Option<"minChunk", "min-chunk", "int64_t", /*default=*/"16",
+           "The fewest reduced elements a thread of a split reduction "
+           "reads">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numSplit", "split", "Reductions split">
+  ];
+}
+
 def LocalizeInits : Pass<"zshard-localize-inits", "::mlir::func::FuncOp"> {
   let summary = "Give every user its own tensor.empty / zero fill, just before it";
   let description = [{

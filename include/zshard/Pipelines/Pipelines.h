@@ -34,6 +34,9 @@ struct BufferizeOptions {
   /// Annotate phases and charge each allocation to a memory category
   /// (needs a training step; see zshard-tag-allocations).
   bool tagAllocations = true;
+  /// Split reductions with fewer outputs than this over more GPU threads
+  /// (zshard-gpu-split-reductions); 0, the CPU target's, splits none.
+  int64_t gpuReductionThreads = 0;
 };
 
 /// The bufferization options as pipeline options, for every pipeline that
@@ -109,6 +112,9 @@ struct CUDATargetOptions {
   std::string toolkit;
   /// Threads a block of every elementwise / reduction kernel.
   int64_t blockSize = 256;
+  /// Reductions with fewer outputs are split to about this many threads
+  /// (zshard-gpu-split-reductions, before bufferization).
+  int64_t reductionThreads = 65536;
 };
 
 /// The CUDA target's pipeline options, shared by `zshard-lower-to-cuda`,
@@ -132,6 +138,11 @@ struct CUDATargetPipelineOptions : public Base {
       *this, "block-size",
       llvm::cl::desc("Threads a block of the elementwise/reduction kernels"),
       llvm::cl::init(256)};
+  mlir::detail::PassOptions::Option<int64_t> reductionThreads{
+      *this, "reduction-threads",
+      llvm::cl::desc("Split reductions with fewer outputs than this to about "
+                     "this many threads (zshard-gpu-split-reductions)"),
+      llvm::cl::init(65536)};
 
   /// The CUDA target options.
   CUDATargetOptions getTargetOptions() const {
@@ -140,6 +151,7 @@ struct CUDATargetPipelineOptions : public Base {
     options.format = format;
     options.toolkit = toolkit;
     options.blockSize = blockSize;
+    options.reductionThreads = reductionThreads;
     return options;
   }
 };
