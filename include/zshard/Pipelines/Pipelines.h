@@ -137,12 +137,12 @@ struct CUDATargetPipelineOptions : public Base {
   mlir::detail::PassOptions::Option<int64_t> blockSize{
       *this, "block-size",
       llvm::cl::desc("Threads a block of the elementwise/reduction kernels"),
-      llvm::cl::init(256)};
+      llvm::cl::init(CUDATargetOptions().blockSize)};
   mlir::detail::PassOptions::Option<int64_t> reductionThreads{
       *this, "reduction-threads",
       llvm::cl::desc("Split reductions with fewer outputs than this to about "
                      "this many threads (zshard-gpu-split-reductions)"),
-      llvm::cl::init(65536)};
+      llvm::cl::init(CUDATargetOptions().reductionThreads)};
 
   /// The CUDA target options.
   CUDATargetOptions getTargetOptions() const {
