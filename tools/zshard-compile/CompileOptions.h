@@ -17,6 +17,8 @@
 
 #include "zshard/Compiler/Compiler.h"
 
+#include "llvm/Support/CommandLine.h"
+
 #include <optional>
 #include <string>
 
@@ -50,6 +52,9 @@ std::optional<CommandLine> parseCommandLine(int argc, char **argv);
 
 /// Prints `zshard-compile: error: MESSAGE` to stderr.
 void printError(const llvm::Twine &message);
+
+/// How a user types `option`: `-O`, `--ranks`.
+std::string spellOption(const llvm::cl::Option &option);
 
 } // namespace zshard_compile
 
