@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build ccache g++ pkg-config
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-  libgtest-dev libopenblas-dev libopenmpi-dev openmpi-bin
+  libgtest-dev libopenblas-dev libopenmpi-dev openmpi-bin libdnnl-dev
   nlohmann-json3-dev python3 python3-numpy python3-matplotlib
   python3-venv
 )

@@ -49,6 +49,32 @@ message(STATUS "zshard runtime: BLAS OpenBLAS ${OpenBLAS_VERSION} "
                "(${ZSHARD_OPENBLAS_LIBRARY})")
 
 #===----------------------------------------------------------------------===//
+# oneDNN (optional): bf16 products where the CPU multiplies bf16 natively.
+#===----------------------------------------------------------------------===//
+
+set(_zshard_dnnl_default OFF)
+if(NOT DEFINED ZSHARD_ENABLE_DNNL OR ZSHARD_ENABLE_DNNL)
+  find_package(dnnl CONFIG QUIET)
+  find_package(OpenMP QUIET COMPONENTS CXX)
+  if(dnnl_FOUND AND OpenMP_CXX_FOUND)
+    set(_zshard_dnnl_default ON)
+  endif()
+endif()
+option(ZSHARD_ENABLE_DNNL
+       "bf16 products on oneDNN on CPUs with AVX512-BF16 or AMX (default: ON when oneDNN and OpenMP are found; Debian: libdnnl-dev)"
+       ${_zshard_dnnl_default})
+set(ZSHARD_HAS_DNNL OFF)
+if(ZSHARD_ENABLE_DNNL)
+  find_package(dnnl CONFIG REQUIRED)
+  find_package(OpenMP REQUIRED COMPONENTS CXX)
+  set(ZSHARD_HAS_DNNL ON)
+  message(STATUS "zshard runtime: oneDNN ${dnnl_VERSION} for bf16 products")
+else()
+  message(STATUS "zshard runtime: no oneDNN (bf16 products widen to f32 for "
+                 "sgemm)")
+endif()
+
+#===----------------------------------------------------------------------===//
 # CUDA (and NCCL with it).
 #===----------------------------------------------------------------------===//
 

@@ -25,6 +25,9 @@
 #include "device/Device.h"
 #include "step/Fatal.h"
 #include "step/StepGemm.h"
+#ifdef ZSHARD_HAS_DNNL
+#include "cpu/DnnlGemmBf16.h"
+#endif
 
 #include "zshard/runtime/zshard_rt.h"
 
@@ -99,6 +102,21 @@ void gemmOnCpu(const StepGemmShape &s, const uint16_t *a, int64_t strideA,
   }
 }
 
+/// The product on oneDNN where the CPU multiplies bf16 itself; false, with
+/// nothing done, elsewhere.
+bool gemmNatively(const StepGemmShape &s, const uint16_t *a, int64_t strideA,
+                  const uint16_t *b, int64_t strideB, float *c,
+                  int64_t strideC) {
+#ifdef ZSHARD_HAS_DNNL
+  return hasNativeBf16Gemm() &&
+         dnnlGemmBf16(s, a, strideA, b, strideB, c, strideC);
+#else
+  (void)s, (void)a, (void)strideA, (void)b, (void)strideB, (void)c,
+      (void)strideC;
+  return false;
+#endif
+}
+
 } // namespace
 
 extern "C" void zshard_rt_step_gemm_bf16(int32_t transA, int32_t transB,
@@ -117,10 +135,18 @@ extern "C" void zshard_rt_step_gemm_bf16(int32_t transA, int32_t transB,
     return;
   if (Device *device = currentStepDevice())
     device->stepGemmBf16(shape, a, strideA, b, strideB, c, strideC);
-  else
+  else if (!gemmNatively(shape, a, strideA, b, strideB, c, strideC))
     gemmOnCpu(shape, a, strideA, b, strideB, c, strideC);
   counters.flops += 2.0 * double(batch) * double(m) * double(n) * double(k);
   counters.seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+}
+
+extern "C" int32_t zshard_rt_cpu_native_bf16_gemm(void) {
+#ifdef ZSHARD_HAS_DNNL
+  return hasNativeBf16Gemm() ? 1 : 0;
+#else
+  return 0;
+#endif
 }

@@ -8,7 +8,9 @@
 // in double over the same bf16 values: every transpose combination, batches
 // with gaps between matrices, padded leading dimensions, broadcast operands,
 // accumulation into C, the shared counters, the scratch charged to "other"
-// for the call only, and the fatal checks.
+// for the call only, and the fatal checks. Whichever path the CPU takes:
+// oneDNN's native bf16 product (zshard_rt_cpu_native_bf16_gemm() is 1) or
+// the widened panels and sgemm.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -188,8 +191,31 @@ TEST(StepGemmBf16, ScratchIsChargedToOtherForTheCall) {
   ASSERT_EQ(zshard_rt_mem_peak_bytes(ctx, ZSHARD_RT_MEM_OTHER, &peak),
             ZSHARD_RT_OK);
   EXPECT_EQ(live, 0u);
-  EXPECT_EQ(peak, (6u * 4 + 4 * 5) * sizeof(float)); // both panels, widened
+  if (zshard_rt_cpu_native_bf16_gemm())
+    EXPECT_EQ(peak, 0u); // no panels; oneDNN's scratch is its own
+  else
+    EXPECT_EQ(peak, (6u * 4 + 4 * 5) * sizeof(float)); // both panels, widened
   zshard_rt_mem_ctx_destroy(ctx);
+}
+
+/// Whether /proc/cpuinfo lists an instruction set that multiplies bf16.
+bool cpuMultipliesBf16() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("flags", 0) == 0)
+      return line.find(" avx512_bf16") != std::string::npos ||
+             line.find(" amx_bf16") != std::string::npos;
+  return false;
+}
+
+TEST(StepGemmBf16, NativeExactlyWhereTheCpuMultipliesBf16) {
+#ifdef ZSHARD_HAS_DNNL
+  EXPECT_EQ(zshard_rt_cpu_native_bf16_gemm(), cpuMultipliesBf16() ? 1 : 0);
+#else
+  (void)cpuMultipliesBf16;
+  EXPECT_EQ(zshard_rt_cpu_native_bf16_gemm(), 0); // built without oneDNN
+#endif
 }
 
 TEST(StepGemmBf16, CountersAreSharedWithSgemm) {

@@ -231,6 +231,11 @@ ZSHARD_RT_API zshard_rt_status zshard_rt_cpu_sgemm(
 /// "OpenBLAS 0.3.21 DYNAMIC_ARCH ... Haswell MAX_THREADS=64" (static storage).
 ZSHARD_RT_API const char *zshard_rt_cpu_blas_info(void);
 
+/// 1 when zshard_rt_step_gemm_bf16() multiplies bf16 natively on this CPU
+/// (a runtime built with oneDNN, on a CPU with AVX512-BF16 or AMX), 0 when
+/// it widens its operands to f32 for the BLAS's sgemm.
+ZSHARD_RT_API int32_t zshard_rt_cpu_native_bf16_gemm(void);
+
 /// Sets the number of threads the BLAS uses for every later matrix product of
 /// the process (openblas_set_num_threads). \p threads must be at least 1.
 ZSHARD_RT_API zshard_rt_status zshard_rt_cpu_set_num_threads(int threads);

@@ -1,0 +1,132 @@
+//===- DnnlGemmBf16.cpp - bf16 products on oneDNN -------------------------===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpu/DnnlGemmBf16.h"
+
+#include "step/Fatal.h"
+
+#include <cblas.h>
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+
+using namespace zshard::rt;
+
+namespace {
+
+constexpr const char *entry = "zshard_rt_step_gemm_bf16";
+
+/// A product's layout: what a matmul primitive is made for.
+using Key = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int, int,
+                       int, int64_t, int64_t, int64_t>;
+
+/// The memory descriptor of the batch of row-major matrices `rows x cols`
+/// (or their transposes, read through strides) with leading dimension `ld`
+/// and batch stride `stride` (0: one matrix for the whole batch).
+dnnl::memory::desc describe(dnnl::memory::data_type type, int64_t batch,
+                            int64_t rows, int64_t cols, int64_t ld,
+                            int64_t stride, bool transposed) {
+  using dims = dnnl::memory::dims;
+  int64_t batchDim = stride == 0 ? 1 : batch;
+  // One matrix: the stride of its batch dimension is never used, but a
+  // dense one keeps the layout plain (a 0 sends oneDNN to its reference
+  // kernel, 50x slower).
+  if (batchDim == 1)
+    stride = (transposed ? cols : rows) * ld;
+  // Element (i, r, c) of op(X) is X_i[r][c], or X_i[c][r] when transposed.
+  dims strides = transposed ? dims{stride, 1, ld} : dims{stride, ld, 1};
+  return dnnl::memory::desc(dims{batchDim, rows, cols}, type, strides);
+}
+
+/// A matmul primitive and what it was made from; none when oneDNN has only
+/// its reference kernel for the layout (slower than widening for sgemm).
+struct Matmul {
+  dnnl::matmul::primitive_desc desc;
+  std::optional<dnnl::matmul> op;
+};
+
+struct Primitives {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  std::mutex mutex;
+  std::map<Key, Matmul> cache;
+
+  /// The matmul for `key`'s layout, C += A B (the sum post-op).
+  Matmul get(const Key &key, const StepGemmShape &s, int64_t strideA,
+             int64_t strideB, int64_t strideC) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = cache.find(key);
+    if (found != cache.end())
+      return found->second;
+    using type = dnnl::memory::data_type;
+    dnnl::memory::desc a =
+        describe(type::bf16, s.batch, s.m, s.k, s.lda, strideA, s.transA);
+    dnnl::memory::desc b =
+        describe(type::bf16, s.batch, s.k, s.n, s.ldb, strideB, s.transB);
+    dnnl::memory::desc c =
+        describe(type::f32, s.batch, s.m, s.n, s.ldc, strideC, false);
+    dnnl::post_ops sum;
+    sum.append_sum(1.0f);
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(sum);
+    dnnl::matmul::primitive_desc desc(dnnl::matmul::desc(a, b, c), attr,
+                                      engine);
+    std::optional<dnnl::matmul> op;
+    if (std::string(desc.impl_info_str()).rfind("ref", 0) != 0)
+      op = dnnl::matmul(desc);
+    return cache.emplace(key, Matmul{desc, op}).first->second;
+  }
+};
+
+Primitives &primitives() {
+  static Primitives instance;
+  return instance;
+}
+
+} // namespace
+
+bool zshard::rt::hasNativeBf16Gemm() {
+  static const bool native = [] {
+    try {
+      return dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core_bf16;
+    } catch (const dnnl::error &) {
+      return false;
+    }
+  }();
+  return native;
+}
+
+bool zshard::rt::dnnlGemmBf16(const StepGemmShape &s, const uint16_t *a,
+                              int64_t strideA, const uint16_t *b,
+                              int64_t strideB, float *c, int64_t strideC) {
+  try {
+    Key key{s.transA, s.transB, s.batch, s.m,     s.n,     s.k,
+            s.lda,    s.ldb,    s.ldc,   strideA, strideB, strideC};
+    Primitives &p = primitives();
+    Matmul matmul = p.get(key, s, strideA, strideB, strideC);
+    if (!matmul.op)
+      return false;
+    const dnnl::matmul::primitive_desc &desc = matmul.desc;
+    // oneDNN runs on OpenMP: as many threads as this rank gives OpenBLAS.
+    omp_set_num_threads(openblas_get_num_threads());
+    dnnl::stream stream(p.engine);
+    dnnl::memory src(desc.src_desc(), p.engine, const_cast<uint16_t *>(a));
+    dnnl::memory weights(desc.weights_desc(), p.engine,
+                         const_cast<uint16_t *>(b));
+    dnnl::memory dst(desc.dst_desc(), p.engine, c);
+    matmul.op->execute(stream, {{DNNL_ARG_SRC, src},
+                                {DNNL_ARG_WEIGHTS, weights},
+                                {DNNL_ARG_DST, dst}});
+    stream.wait();
+    return true;
+  } catch (const dnnl::error &error) {
+    stepFatal(entry, "oneDNN's matmul failed: %s", error.what());
+  }
+}
