@@ -8,6 +8,8 @@
 
 #include "step/Fatal.h"
 
+#include "zshard/runtime/zshard_rt.h"
+
 #include <cblas.h>
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -17,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 using namespace zshard::rt;
 
@@ -76,6 +79,9 @@ struct Primitives {
     sum.append_sum(1.0f);
     dnnl::primitive_attr attr;
     attr.set_post_ops(sum);
+    // Scratch from the caller, per call: rank threads run one primitive at
+    // once safely, and the scratch is charged like the widened panels.
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::matmul::primitive_desc desc(dnnl::matmul::desc(a, b, c), attr,
                                       engine);
     std::optional<dnnl::matmul> op;
@@ -121,10 +127,21 @@ bool zshard::rt::dnnlGemmBf16(const StepGemmShape &s, const uint16_t *a,
     dnnl::memory weights(desc.weights_desc(), p.engine,
                          const_cast<uint16_t *>(b));
     dnnl::memory dst(desc.dst_desc(), p.engine, c);
-    matmul.op->execute(stream, {{DNNL_ARG_SRC, src},
-                                {DNNL_ARG_WEIGHTS, weights},
-                                {DNNL_ARG_DST, dst}});
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+    dnnl::memory::desc scratchDesc = desc.scratchpad_desc();
+    void *scratch = nullptr;
+    if (size_t bytes = scratchDesc.get_size()) {
+      if (zshard_rt_cpu_alloc(zshard_rt_current_mem_ctx(), ZSHARD_RT_MEM_OTHER,
+                              bytes, 0, &scratch) != ZSHARD_RT_OK)
+        stepFatal(entry, "%s", zshard_rt_last_error_message());
+      args.emplace(DNNL_ARG_SCRATCHPAD,
+                   dnnl::memory(scratchDesc, p.engine, scratch));
+    }
+    matmul.op->execute(stream, args);
     stream.wait();
+    if (scratch)
+      zshard_rt_cpu_free(zshard_rt_current_mem_ctx(), scratch);
     return true;
   } catch (const dnnl::error &error) {
     stepFatal(entry, "oneDNN's matmul failed: %s", error.what());
