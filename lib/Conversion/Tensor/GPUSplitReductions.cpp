@@ -206,22 +206,21 @@ void split(const SplitPlan &plan) {
   op.getRegion().cloneInto(&partial.getRegion(), mapping);
   partial->setDiscardableAttrs(op->getDiscardableAttrDictionary());
 
-  // The combination: each output from its S partials, in order.
+  // The combination: each output from its S partials, in order. Every
+  // output has the same map (matchSplittable), so the same rank.
+  unsigned rank =
+      cast<RankedTensorType>(op.getDpsInits().front().getType()).getRank();
+  unsigned first = plan.interleaved ? 0 : 1;
+  SmallVector<AffineExpr> outExprs;
+  for (unsigned i = 0; i < rank; ++i)
+    outExprs.push_back(getAffineDimExpr(first + i, ctx));
   SmallVector<AffineMap> combineMaps(partialMaps);
-  SmallVector<utils::IteratorType> combineIterators;
-  for (OpOperand &init : op.getDpsInitsMutable()) {
-    unsigned rank = cast<RankedTensorType>(init.get().getType()).getRank();
-    SmallVector<AffineExpr> exprs;
-    unsigned first = plan.interleaved ? 0 : 1;
-    for (unsigned i = 0; i < rank; ++i)
-      exprs.push_back(getAffineDimExpr(first + i, ctx));
-    combineMaps.push_back(AffineMap::get(rank + 1, 0, exprs, ctx));
-    if (combineIterators.empty()) {
-      combineIterators.assign(rank + 1, utils::IteratorType::parallel);
-      combineIterators[plan.interleaved ? rank : 0] =
-          utils::IteratorType::reduction;
-    }
-  }
+  combineMaps.append(plan.combiners.size(),
+                     AffineMap::get(rank + 1, 0, outExprs, ctx));
+  SmallVector<utils::IteratorType> combineIterators(
+      rank + 1, utils::IteratorType::parallel);
+  combineIterators[plan.interleaved ? rank : 0] =
+      utils::IteratorType::reduction;
   SmallVector<Value> inits(op.getDpsInits());
   auto combine = linalg::GenericOp::create(
       b, loc, op.getResultTypes(), partial.getResults(), inits, combineMaps,
