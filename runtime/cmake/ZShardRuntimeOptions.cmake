@@ -52,11 +52,16 @@ message(STATUS "zshard runtime: BLAS OpenBLAS ${OpenBLAS_VERSION} "
 # oneDNN (optional): bf16 products where the CPU multiplies bf16 natively.
 #===----------------------------------------------------------------------===//
 
+# Found by its header and library rather than its CMake package: Debian's
+# dnnl-config.cmake requires OpenCL (its GPU runtime), which a machine
+# without opencl-headers lacks, and find_package(dnnl QUIET) then fails the
+# configure; the CPU matmul needs neither.
 set(_zshard_dnnl_default OFF)
 if(NOT DEFINED ZSHARD_ENABLE_DNNL OR ZSHARD_ENABLE_DNNL)
-  find_package(dnnl CONFIG QUIET)
+  find_path(ZSHARD_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+  find_library(ZSHARD_DNNL_LIBRARY NAMES dnnl)
   find_package(OpenMP QUIET COMPONENTS CXX)
-  if(dnnl_FOUND AND OpenMP_CXX_FOUND)
+  if(ZSHARD_DNNL_INCLUDE_DIR AND ZSHARD_DNNL_LIBRARY AND OpenMP_CXX_FOUND)
     set(_zshard_dnnl_default ON)
   endif()
 endif()
@@ -65,10 +70,24 @@ option(ZSHARD_ENABLE_DNNL
        ${_zshard_dnnl_default})
 set(ZSHARD_HAS_DNNL OFF)
 if(ZSHARD_ENABLE_DNNL)
-  find_package(dnnl CONFIG REQUIRED)
+  if(NOT ZSHARD_DNNL_INCLUDE_DIR OR NOT ZSHARD_DNNL_LIBRARY)
+    message(FATAL_ERROR "ZSHARD_ENABLE_DNNL=ON needs oneDNN "
+                        "(oneapi/dnnl/dnnl.hpp and libdnnl; Debian: "
+                        "apt-get install libdnnl-dev)")
+  endif()
   find_package(OpenMP REQUIRED COMPONENTS CXX)
+  add_library(ZShardRT::DNNL INTERFACE IMPORTED)
+  target_include_directories(ZShardRT::DNNL SYSTEM INTERFACE
+                             "${ZSHARD_DNNL_INCLUDE_DIR}")
+  target_link_libraries(ZShardRT::DNNL INTERFACE "${ZSHARD_DNNL_LIBRARY}")
+  file(STRINGS "${ZSHARD_DNNL_INCLUDE_DIR}/oneapi/dnnl/dnnl_version.h"
+       _zshard_dnnl_version REGEX "#define DNNL_VERSION_(MAJOR|MINOR|PATCH) ")
+  string(REGEX REPLACE "[^0-9;]" "" _zshard_dnnl_version
+         "${_zshard_dnnl_version}")
+  string(REPLACE ";" "." _zshard_dnnl_version "${_zshard_dnnl_version}")
   set(ZSHARD_HAS_DNNL ON)
-  message(STATUS "zshard runtime: oneDNN ${dnnl_VERSION} for bf16 products")
+  message(STATUS "zshard runtime: oneDNN ${_zshard_dnnl_version} for bf16 "
+                 "products (${ZSHARD_DNNL_LIBRARY})")
 else()
   message(STATUS "zshard runtime: no oneDNN (bf16 products widen to f32 for "
                  "sgemm)")
