@@ -11,7 +11,11 @@ the body reads counts twice). zshard-run then runs the step under
 innermost frame that is a kernel, the runtime's sgemm (matmul) or attention
 entry, a loop LLVM outlined from the step (scatters), or the step's glue
 (memcpy/memset it calls: fill/copy; the rest: glue). Samples outside the step
-(initialisation, logging) are left out. A STREAM-like triad (bench/
+(initialisation, logging) are left out, and so are the --warmup steps: the
+step is profiled twice, for --warmup steps and for --warmup + --steps, and
+the first profile is taken from the second, so the figures are a
+steady-state step's (the first step also clears the pages of its buffers).
+A STREAM-like triad (bench/
 stream_triad.c, compiled with -O3 -march=native in the same run) measures one
 core's bandwidth with arrays in L2, in L3 and beyond the LLC; each class's
 achieved GB/s is printed with its fraction of the last (the host's memory
@@ -22,7 +26,7 @@ kernel's samples. Prints one JSON object.
 
 usage: op_classes.py --bin BUILD/bin [--step FILE] [--layers 4] [--d-model 256]
                      [--heads 4] [--vocab 256] [--seq 128] [--batch 8]
-                     [--steps 10] [--period-us 250] [--stream-mb 1536]
+                     [--steps 10] [--warmup 1] [--period-us 250] [--stream-mb 1536]
                      [--no-perf] [--keep DIR]
 """
 
@@ -255,16 +259,17 @@ def stream(work, stream_mb):
     return result
 
 
-def perf_samples(args, artifact, work):
-    """Samples of the step per charged frame, and the step times of the run."""
-    data = os.path.join(work, "perf.data")
-    log = os.path.join(work, "log.jsonl")
+def perf_samples(args, artifact, work, steps):
+    """Samples of the step per charged frame in a run of `steps` steps, and
+    the step times of the run."""
+    data = os.path.join(work, "perf.%d.data" % steps)
+    log = os.path.join(work, "log.%d.jsonl" % steps)
     period_ns = int(args.period_us * 1000)
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(args.threads))
     subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-c", str(period_ns),
                     "--call-graph", "dwarf,16384", "-o", data, "--",
                     os.path.join(args.bin, "zshard-run"), artifact, "--steps",
-                    str(args.steps), "--threads", str(args.threads), "--log-json", log,
+                    str(steps), "--threads", str(args.threads), "--log-json", log,
                     "--quiet"], check=True, capture_output=True, env=env)
     script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym,dso"],
                             check=True, capture_output=True, text=True).stdout
@@ -309,6 +314,24 @@ def perf_samples(args, artifact, work):
     return charged, outside, leaves, period_ns, ms
 
 
+def steady_samples(args, artifact, work):
+    """perf_samples of --steps steady-state steps: a run of --warmup + --steps
+    steps less a run of --warmup steps (per charged frame, never below zero),
+    and the step times after the warmup."""
+    charged, outside, leaves, period_ns, ms = perf_samples(
+        args, artifact, work, args.warmup + args.steps)
+    ms = ms[args.warmup:]
+    if args.warmup:
+        first, first_outside, first_leaves, _, _ = perf_samples(args, artifact, work,
+                                                                args.warmup)
+        charged.subtract(first)
+        leaves.subtract(first_leaves)
+        charged = +charged
+        leaves = +leaves
+        outside = max(0, outside - first_outside)
+    return charged, outside, leaves, period_ns, ms
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--bin", required=True, help="the build's bin/ directory")
@@ -320,6 +343,8 @@ def main():
     p.add_argument("--seq", type=int, default=128)
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--steps", type=int, default=10, help="steps profiled")
+    p.add_argument("--warmup", type=int, default=1,
+                   help="steps run first and left out of the profile")
     p.add_argument("--threads", type=int, default=1, help="BLAS threads")
     p.add_argument("--period-us", type=float, default=250.0, help="cpu-clock sample period")
     p.add_argument("--stream-mb", type=int, default=1536,
@@ -411,7 +436,7 @@ def run(args, work):
         report["profile_error"] = "no perf on PATH"
     else:
         try:
-            sampled = perf_samples(args, artifact, work)
+            sampled = steady_samples(args, artifact, work)
         except subprocess.CalledProcessError as error:
             report["profile_error"] = "perf failed: " + (error.stderr or b"").decode(
                 errors="replace").strip()[-300:]
@@ -437,9 +462,10 @@ def run(args, work):
             c["fraction_of_l3_bw"] = round(c["gbps"] / l3, 3) if c["gbps"] else None
             if "flops_per_step" in c and sec > 0:
                 c["gflops"] = round(c["flops_per_step"] / sec / 1e9, 2)
-        timed = sorted(ms[1:]) if len(ms) > 1 else ms
+        timed = sorted(ms)
         profile = {"method": "perf cpu-clock, dwarf call graphs, innermost kernel frame",
                    "period_us": args.period_us, "steps": args.steps,
+                   "warmup_steps_left_out": args.warmup,
                    "samples_in_step": sum(charged.values()), "samples_outside_step": outside,
                    "profiled_ms_per_step": round(step_ms, 3),
                    "logged_step_ms_median": round(timed[len(timed) // 2], 3) if timed else None,
