@@ -6,6 +6,7 @@
 // CHECK-SAME:    (%[[A:.*]]: memref<8x4xf32>, %[[B:.*]]: memref<4x2xf32>, %[[C:.*]]: memref<8x2xf32>)
 func.func @plain(%a: memref<8x4xf32>, %b: memref<4x2xf32>, %c: memref<8x2xf32>) {
   // CHECK-DAG: %[[F:.*]] = arith.constant 0 : i32
+  // CHECK-DAG: %[[ACC:.*]] = arith.constant 1 : i32
   // CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
   // CHECK-DAG: %[[M:.*]] = arith.constant 8 : i64
   // CHECK-DAG: %[[N:.*]] = arith.constant 2 : i64
@@ -13,12 +14,12 @@ func.func @plain(%a: memref<8x4xf32>, %b: memref<4x2xf32>, %c: memref<8x2xf32>) 
   // CHECK-DAG: %[[Z:.*]] = arith.constant 0 : i64
   // CHECK-DAG: memref.extract_aligned_pointer_as_index %[[A]]
   // CHECK-DAG: %[[PA:.*]] = llvm.inttoptr
-  // CHECK:     call @zshard_rt_step_sgemm(%[[F]], %[[F]], %[[ONE]], %[[M]], %[[N]], %[[K]], %[[PA]], %[[K]], %[[Z]], %{{.*}}, %[[N]], %[[Z]], %{{.*}}, %[[N]], %[[Z]])
+  // CHECK:     call @zshard_rt_step_sgemm(%[[F]], %[[F]], %[[ONE]], %[[M]], %[[N]], %[[K]], %[[PA]], %[[K]], %[[Z]], %{{.*}}, %[[N]], %[[Z]], %{{.*}}, %[[N]], %[[Z]], %[[ACC]])
   // CHECK-NOT: linalg.matmul
   linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x2xf32>) outs(%c : memref<8x2xf32>)
   return
 }
-// CHECK: func.func private @zshard_rt_step_sgemm(i32, i32, i64, i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64)
+// CHECK: func.func private @zshard_rt_step_sgemm(i32, i32, i64, i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, i32)
 
 // -----
 
@@ -69,7 +70,7 @@ func.func @batched(%a: memref<3x8x4xf32>, %b: memref<3x4x2xf32>, %big: memref<3x
   // CHECK-NEXT: %[[FOUR:.*]] = arith.constant 4 : index
   // CHECK-NEXT: %[[BYTES:.*]] = arith.muli %[[OFF]], %[[FOUR]] : index
   // CHECK-NEXT: arith.addi %[[BASE]], %[[BYTES]] : index
-  // CHECK:     call @zshard_rt_step_sgemm(%{{.*}}, %{{.*}}, %[[B3]], {{.*}}, %[[SA]], {{.*}}, %[[SA]])
+  // CHECK:     call @zshard_rt_step_sgemm(%{{.*}}, %{{.*}}, %[[B3]], {{.*}}, %[[SA]], {{.*}}, %[[SA]], %{{.*}})
   %c = memref.subview %big[0, 0, 2] [3, 8, 2] [1, 1, 1] : memref<3x8x4xf32> to memref<3x8x2xf32, strided<[32, 4, 1], offset: 2>>
   linalg.batch_matmul ins(%a, %b : memref<3x8x4xf32>, memref<3x4x2xf32>) outs(%c : memref<3x8x2xf32, strided<[32, 4, 1], offset: 2>>)
   return
@@ -108,14 +109,14 @@ func.func @bf16(%a: memref<8x4xbf16>, %b: memref<2x4xbf16>, %c: memref<8x2xf32>)
   // CHECK-DAG: memref.extract_aligned_pointer_as_index %[[A]]
   // CHECK-DAG: memref.extract_aligned_pointer_as_index %[[B]]
   // CHECK-DAG: memref.extract_aligned_pointer_as_index %[[C]]
-  // CHECK:     call @zshard_rt_step_gemm_bf16(%[[F]], %[[T]], %[[ONE]], %[[M]], %[[N]], %[[K]], %{{.*}}, %[[K]], %[[Z]], %{{.*}}, %[[K]], %[[Z]], %{{.*}}, %[[N]], %[[Z]])
+  // CHECK:     call @zshard_rt_step_gemm_bf16(%[[F]], %[[T]], %[[ONE]], %[[M]], %[[N]], %[[K]], %{{.*}}, %[[K]], %[[Z]], %{{.*}}, %[[K]], %[[Z]], %{{.*}}, %[[N]], %[[Z]], %[[T]])
   // CHECK-NOT: linalg.matmul
   // CHECK-NOT: call @zshard_rt_step_sgemm
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
     ins(%a, %b : memref<8x4xbf16>, memref<2x4xbf16>) outs(%c : memref<8x2xf32>)
   return
 }
-// CHECK: func.func private @zshard_rt_step_gemm_bf16(i32, i32, i64, i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64)
+// CHECK: func.func private @zshard_rt_step_gemm_bf16(i32, i32, i64, i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, i32)
 
 // -----
 
@@ -126,7 +127,7 @@ func.func @bf16_batch(%a: memref<3x8x4xbf16>, %b: memref<3x4x2xbf16>, %c: memref
   // CHECK-DAG: %[[BATCH:.*]] = arith.constant 3 : i64
   // CHECK-DAG: %[[SA:.*]] = arith.constant 32 : i64
   // CHECK-DAG: %[[SC:.*]] = arith.constant 16 : i64
-  // CHECK:     call @zshard_rt_step_gemm_bf16(%{{.*}}, %{{.*}}, %[[BATCH]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SA]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SC]])
+  // CHECK:     call @zshard_rt_step_gemm_bf16(%{{.*}}, %{{.*}}, %[[BATCH]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SA]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SC]], %{{.*}})
   // CHECK-NOT: linalg.batch_matmul
   linalg.batch_matmul ins(%a, %b : memref<3x8x4xbf16>, memref<3x4x2xbf16>) outs(%c : memref<3x8x2xf32>)
   return
@@ -144,5 +145,69 @@ func.func @bf16_kept(%a: memref<8x4xbf16>, %b: memref<4x2xbf16>, %c: memref<8x2x
   // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<8x4xf32>, memref<4x2xbf16>) outs(%{{.*}} : memref<8x2xf32>)
   linalg.matmul ins(%a, %b : memref<8x4xbf16>, memref<4x2xbf16>) outs(%c : memref<8x2xbf16>)
   linalg.matmul ins(%fa, %b : memref<8x4xf32>, memref<4x2xbf16>) outs(%fc : memref<8x2xf32>)
+  return
+}
+
+// -----
+
+// Tests that the zero-fill of a fresh output folds into the product: the
+// fill is gone and the call overwrites C (accumulate 0), with pure ops and
+// another allocation between them.
+// CHECK-LABEL: func.func @folded_fill
+func.func @folded_fill(%a: memref<8x4xf32>, %b: memref<4x2xf32>) -> memref<8x2xf32> {
+  // CHECK-NOT:  linalg.fill
+  // CHECK:      call @zshard_rt_step_sgemm({{(%[^,]*, )+}}%c0_i32{{(_[0-9]+)?}})
+  // CHECK-NOT:  linalg.fill
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x2xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x2xf32>)
+  %other = memref.alloc() : memref<4xf32>
+  %view = memref.subview %c[0, 0] [8, 1] [1, 1] : memref<8x2xf32> to memref<8xf32, strided<[2]>>
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x2xf32>) outs(%c : memref<8x2xf32>)
+  memref.dealloc %other : memref<4xf32>
+  return %c : memref<8x2xf32>
+}
+
+// -----
+
+// Tests that a fill the product cannot take over stays and the call
+// accumulates: a non-zero fill; a fill of the whole buffer where the product
+// writes a part; an op writing memory in between; an output that is no
+// allocation of the step (an argument, which callers may alias); and an
+// input viewing the output's buffer (the fill changes what it reads).
+// CHECK-LABEL: func.func @kept_fills
+func.func @kept_fills(%a: memref<8x4xf32>, %b: memref<4x2xf32>, %arg: memref<8x2xf32>, %d: memref<8x2xf32>) {
+  // CHECK:      linalg.fill
+  // CHECK:      call @zshard_rt_step_sgemm({{(%[^,]*, )+}}%c1_i32{{(_[0-9]+)?}})
+  // CHECK:      linalg.fill
+  // CHECK:      call @zshard_rt_step_sgemm({{(%[^,]*, )+}}%c1_i32{{(_[0-9]+)?}})
+  // CHECK:      linalg.fill
+  // CHECK:      memref.copy
+  // CHECK:      call @zshard_rt_step_sgemm({{(%[^,]*, )+}}%c1_i32{{(_[0-9]+)?}})
+  // CHECK:      linalg.fill
+  // CHECK:      call @zshard_rt_step_sgemm({{(%[^,]*, )+}}%c1_i32{{(_[0-9]+)?}})
+  // CHECK:      linalg.fill
+  // CHECK:      call @zshard_rt_step_sgemm({{(%[^,]*, )+}}%c1_i32{{(_[0-9]+)?}})
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %c1 = memref.alloc() : memref<8x2xf32>
+  linalg.fill ins(%one : f32) outs(%c1 : memref<8x2xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x2xf32>) outs(%c1 : memref<8x2xf32>)
+  %big = memref.alloc() : memref<8x4xf32>
+  linalg.fill ins(%zero : f32) outs(%big : memref<8x4xf32>)
+  %part = memref.subview %big[0, 0] [8, 2] [1, 1] : memref<8x4xf32> to memref<8x2xf32, strided<[4, 1]>>
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x2xf32>) outs(%part : memref<8x2xf32, strided<[4, 1]>>)
+  %c3 = memref.alloc() : memref<8x2xf32>
+  linalg.fill ins(%zero : f32) outs(%c3 : memref<8x2xf32>)
+  memref.copy %c3, %d : memref<8x2xf32> to memref<8x2xf32>
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x2xf32>) outs(%c3 : memref<8x2xf32>)
+  linalg.fill ins(%zero : f32) outs(%arg : memref<8x2xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x2xf32>) outs(%arg : memref<8x2xf32>)
+  %sq = memref.alloc() : memref<4x4xf32>
+  %sqa = memref.subview %sq[0, 0] [4, 2] [1, 1] : memref<4x4xf32> to memref<4x2xf32, strided<[4, 1]>>
+  %sqc = memref.subview %sq[0, 2] [4, 2] [1, 1] : memref<4x4xf32> to memref<4x2xf32, strided<[4, 1], offset: 2>>
+  %a4 = memref.subview %a[0, 0] [4, 4] [1, 1] : memref<8x4xf32> to memref<4x4xf32, strided<[4, 1]>>
+  linalg.fill ins(%zero : f32) outs(%sqc : memref<4x2xf32, strided<[4, 1], offset: 2>>)
+  linalg.matmul ins(%a4, %sqa : memref<4x4xf32, strided<[4, 1]>>, memref<4x2xf32, strided<[4, 1]>>) outs(%sqc : memref<4x2xf32, strided<[4, 1], offset: 2>>)
   return
 }

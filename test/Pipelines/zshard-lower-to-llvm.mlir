@@ -7,7 +7,7 @@
 // matrix products call the runtime's sgemm, allocations go through the
 // runtime's hooks with their category set first, and nothing of the
 // tensor, memref or linalg dialects is left.
-// CHECK-DAG: llvm.func @zshard_rt_step_sgemm(i32, i32, i64, i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64)
+// CHECK-DAG: llvm.func @zshard_rt_step_sgemm(i32, i32, i64, i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, i32)
 // CHECK-DAG: llvm.func @zshard_rt_step_set_alloc_category(i32)
 // CHECK-DAG: llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
 // CHECK-DAG: llvm.func @_mlir_memref_to_llvm_free(!llvm.ptr)

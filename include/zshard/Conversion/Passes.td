@@ -19,7 +19,14 @@ def MatmulToRuntime : Pass<"zshard-matmul-to-runtime", "::mlir::ModuleOp"> {
     and an f32 output it calls `zshard_rt_step_gemm_bf16` instead, which
     takes the same arguments (element strides of each operand's own type)
     and accumulates in f32. linalg accumulates into its
-    output, so the call computes `C += op(A) op(B)`. An operand stored
+    output, so the call computes `C += op(A) op(B)` (its last argument,
+    `accumulate`, is 1). When the output was zeroed just before — a
+    `linalg.fill` of a float zero into exactly that memref, earlier in the
+    block with only ops that touch no memory (or only allocate) in between,
+    the memref a view of an allocation of the step that neither input
+    views — the fill is erased and the call computes `C = op(A) op(B)`
+    (`accumulate` 0, BLAS's beta 0): the output is written once instead of
+    zeroed, then read and written. An operand stored
     column-major (unit stride on its first dimension) folds into the
     transpose flag. Products the pass cannot map (other element types,
     dynamic strides, other maps) are left alone and become loops.
@@ -32,7 +39,7 @@ def MatmulToRuntime : Pass<"zshard-matmul-to-runtime", "::mlir::ModuleOp"> {
     After:
     ```mlir
     func.call @zshard_rt_step_sgemm(%false, %false, %c1, %c8, %c2, %c4,
-        %pa, %c4, %c32, %pb, %c2, %c8, %pc, %c2, %c16) : (...) -> ()
+        %pa, %c4, %c32, %pb, %c2, %c8, %pc, %c2, %c16, %true) : (...) -> ()
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
@@ -41,7 +48,9 @@ def MatmulToRuntime : Pass<"zshard-matmul-to-runtime", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
   let statistics = [
     Statistic<"numConverted", "converted", "Matrix products turned into calls">,
-    Statistic<"numKept", "kept", "Matrix products left to become loops">
+    Statistic<"numKept", "kept", "Matrix products left to become loops">,
+    Statistic<"numFoldedFills", "folded-fills",
+              "Zero-fills of outputs folded into the products (beta 0)">
   ];
 }
 

@@ -8,7 +8,8 @@
 /// Replaces f32 (and bf16 x bf16 -> f32) linalg.matmul / linalg.batch_matmul
 /// on memrefs by calls of the runtime's batched sgemm (gemm_bf16), folding
 /// operand transposes (from indexing maps or from column-major storage) into
-/// the BLAS transpose flags.
+/// the BLAS transpose flags, and the zero-fill of a fresh output into the
+/// product (BLAS's beta 0: C is written once, not zeroed, read and written).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -17,9 +18,14 @@
 #include "ZShardToRuntime/RuntimeCalls.h"
 #include "zshard/abi/RuntimeCodes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
 namespace zshard {
@@ -127,14 +133,61 @@ FailureOr<std::pair<bool, bool>> classifyMaps(linalg::LinalgOp op,
   return std::make_pair(transA, transB);
 }
 
+/// The buffer `value` views: the source of its chain of views.
+Value getRootBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// Whether `op` leaves memory as it is: no effects, or only allocations.
+bool touchesNoMemory(Operation *op) {
+  if (isMemoryEffectFree(op))
+    return true;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects || op->getNumRegions() != 0)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::all_of(instances, [](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Allocate>(e.getEffect());
+  });
+}
+
+/// The zero-fill the product `op` (C += A B) can take over, so that it
+/// computes C = A B instead: a linalg.fill of a float zero into exactly `c`,
+/// earlier in `op`'s block with only ops that touch no memory in between,
+/// where `c` views an allocation of the step that neither `a` nor `b` views
+/// (so the fill changes nothing the product reads). Null when there is none.
+linalg::FillOp findFoldableZeroFill(Operation *op, Value a, Value b, Value c) {
+  Value root = getRootBuffer(c);
+  if (!root.getDefiningOp<memref::AllocOp>() &&
+      !root.getDefiningOp<memref::AllocaOp>())
+    return {};
+  if (getRootBuffer(a) == root || getRootBuffer(b) == root)
+    return {};
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    auto fill = dyn_cast<linalg::FillOp>(prev);
+    if (fill && fill.hasPureBufferSemantics() &&
+        fill.getDpsInitOperand(0)->get() == c)
+      return matchPattern(fill.getDpsInputOperand(0)->get(), m_AnyZeroFloat())
+                 ? fill
+                 : linalg::FillOp();
+    if (!touchesNoMemory(prev))
+      return {};
+  }
+  return {};
+}
+
 /// The runtime's gemm entry for operands of `elementType` (f32: sgemm,
-/// bf16: gemm_bf16); both take the same arguments.
+/// bf16: gemm_bf16); both take the same arguments, the last whether the
+/// product accumulates into C.
 func::FuncOp getOrDeclareGemm(ModuleOp module, Type elementType) {
   Builder b(module.getContext());
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   SmallVector<Type> inputs = {i32, i32, i64, i64, i64, i64, ptr, i64,
-                              i64, ptr, i64, i64, ptr, i64, i64};
+                              i64, ptr, i64, i64, ptr, i64, i64, i32};
   return mlir::zshard::getOrDeclareRuntimeFunction(
       module, elementType.isBF16() ? kGemmBF16 : kSgemm,
       b.getFunctionType(inputs, {}));
@@ -180,6 +233,10 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
   int64_t m = cShape[base], n = cShape[base + 1];
   int64_t k = maps->first ? aShape[base] : aShape[base + 1];
 
+  // C = 0 followed by C += A B is C = A B.
+  linalg::FillOp zeroFill =
+      k > 0 ? findFoldableZeroFill(op, a, b, c) : linalg::FillOp();
+
   OpBuilder builder(op);
   Location loc = op.getLoc();
   // One constant per distinct value keeps the call readable.
@@ -209,10 +266,15 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
                              i64(opB->batchStride),
                              mlir::zshard::getElementPointer(builder, loc, c),
                              i64(opC->leadingDim),
-                             i64(opC->batchStride)};
+                             i64(opC->batchStride),
+                             constant(builder.getI32Type(), zeroFill ? 0 : 1)};
   func::CallOp::create(builder, loc,
                        getOrDeclareGemm(getOperation(), inputType), args);
   op->erase();
+  if (zeroFill) {
+    zeroFill->erase();
+    ++numFoldedFills;
+  }
   return success();
 }
 

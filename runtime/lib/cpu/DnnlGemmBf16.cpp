@@ -29,7 +29,7 @@ constexpr const char *entry = "zshard_rt_step_gemm_bf16";
 
 /// A product's layout: what a matmul primitive is made for.
 using Key = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int, int,
-                       int, int64_t, int64_t, int64_t>;
+                       int, int64_t, int64_t, int64_t, bool>;
 
 /// The memory descriptor of the batch of row-major matrices `rows x cols`
 /// (or their transposes, read through strides) with leading dimension `ld`
@@ -61,7 +61,7 @@ struct Primitives {
   std::mutex mutex;
   std::map<Key, Matmul> cache;
 
-  /// The matmul for `key`'s layout, C += A B (the sum post-op).
+  /// The matmul for `key`'s layout: C += A B (the sum post-op) or C = A B.
   Matmul get(const Key &key, const StepGemmShape &s, int64_t strideA,
              int64_t strideB, int64_t strideC) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -75,10 +75,12 @@ struct Primitives {
         describe(type::bf16, s.batch, s.k, s.n, s.ldb, strideB, s.transB);
     dnnl::memory::desc c =
         describe(type::f32, s.batch, s.m, s.n, s.ldc, strideC, false);
-    dnnl::post_ops sum;
-    sum.append_sum(1.0f);
     dnnl::primitive_attr attr;
-    attr.set_post_ops(sum);
+    if (s.accumulate) {
+      dnnl::post_ops sum;
+      sum.append_sum(1.0f);
+      attr.set_post_ops(sum);
+    }
     // Scratch from the caller, per call: rank threads run one primitive at
     // once safely, and the scratch is charged like the widened panels.
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -113,8 +115,8 @@ bool zshard::rt::dnnlGemmBf16(const StepGemmShape &s, const uint16_t *a,
                               int64_t strideA, const uint16_t *b,
                               int64_t strideB, float *c, int64_t strideC) {
   try {
-    Key key{s.transA, s.transB, s.batch, s.m,     s.n,     s.k,
-            s.lda,    s.ldb,    s.ldc,   strideA, strideB, strideC};
+    Key key{s.transA, s.transB, s.batch, s.m,     s.n,     s.k,         s.lda,
+            s.ldb,    s.ldc,    strideA, strideB, strideC, s.accumulate};
     Primitives &p = primitives();
     Matmul matmul = p.get(key, s, strideA, strideB, strideC);
     if (!matmul.op)

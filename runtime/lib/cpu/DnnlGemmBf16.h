@@ -25,10 +25,10 @@ namespace zshard::rt {
 /// (decided once).
 bool hasNativeBf16Gemm();
 
-/// C_i += op(A_i) op(B_i) for the batch of `s`, with as many threads as
-/// OpenBLAS is given; needs hasNativeBf16Gemm(). False, having done nothing,
-/// when oneDNN has only its reference kernel for this layout (the caller
-/// then widens for sgemm).
+/// C_i (+)= op(A_i) op(B_i) (StepGemmShape::accumulate) for the batch of `s`,
+/// with as many threads as OpenBLAS is given; needs hasNativeBf16Gemm(). False,
+/// having done nothing, when oneDNN has only its reference kernel for this
+/// layout (the caller then widens for sgemm).
 bool dnnlGemmBf16(const StepGemmShape &s, const uint16_t *a, int64_t strideA,
                   const uint16_t *b, int64_t strideB, float *c,
                   int64_t strideC);

@@ -90,8 +90,18 @@ void CudaDevice::stepGemm(const char *entry, const StepGemmShape &s,
                           size_t inputBytes, float *c, int64_t strideC) {
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the
   // operands swap. f32 inputs with CUBLAS_COMPUTE_32F are plain SGEMM (no
-  // TF32); bf16 inputs accumulate in f32.
-  const float one = 1.0f;
+  // TF32); bf16 inputs accumulate in f32. Beta 0 overwrites C without
+  // reading it (and with k = 0 only zeroes it).
+  const float one = 1.0f, beta = s.beta();
+  if (s.zeroesOnly()) {
+    for (int64_t i = 0; i < s.batch; ++i)
+      if (cudaError_t error = cudaMemset2DAsync(
+              c + i * strideC, size_t(s.ldc) * sizeof(float), 0,
+              size_t(s.n) * sizeof(float), size_t(s.m), computeStream()))
+        stepFatal(entry, "%s: zeroing C failed: %s", deviceName.c_str(),
+                  cudaGetErrorString(error));
+    return;
+  }
   cublasHandle_t handle = blas();
   const char *bytesA = static_cast<const char *>(a);
   const char *bytesB = static_cast<const char *>(b);
@@ -102,7 +112,7 @@ void CudaDevice::stepGemm(const char *entry, const StepGemmShape &s,
         handle, opOf(s.transB), opOf(s.transA), int(s.n), int(s.m), int(s.k),
         &one, bytesB + first * strideB * int64_t(inputBytes), inputType, s.ldb,
         strideB, bytesA + first * strideA * int64_t(inputBytes), inputType,
-        s.lda, strideA, &one, c + first * strideC, CUDA_R_32F, s.ldc, strideC,
+        s.lda, strideA, &beta, c + first * strideC, CUDA_R_32F, s.ldc, strideC,
         count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     if (status != CUBLAS_STATUS_SUCCESS)
       stepFatal(entry, "%s: cublasGemmStridedBatchedEx failed: %s",

@@ -108,7 +108,8 @@ public:
   /// Frees \p ptr when it is a block of this device (of stepAllocate() or
   /// allocate()) and returns true; false when it is not this device's.
   virtual bool stepFree(void *ptr);
-  /// The step's f32 and bf16 products (C_i += op(A_i) op(B_i), row-major),
+  /// The step's f32 and bf16 products (C_i += op(A_i) op(B_i), or C_i =
+  /// op(A_i) op(B_i) when the shape does not accumulate; row-major),
   /// after the common checks (step/StepGemm.h).
   virtual void stepSgemm(const StepGemmShape &shape, const float *a,
                          int64_t strideA, const float *b, int64_t strideB,

@@ -29,15 +29,24 @@ struct StepGemmCounters {
 /// The calling thread's counters.
 StepGemmCounters &stepGemmCounters();
 
-/// A batched row-major product C_i += op(A_i) op(B_i) after its checks: the
-/// leading dimensions as the BLAS takes them (a single row's stride replaced
-/// by the smallest valid one).
+/// A batched row-major product C_i (+)= op(A_i) op(B_i) after its checks:
+/// the leading dimensions as the BLAS takes them (a single row's stride
+/// replaced by the smallest valid one).
 struct StepGemmShape {
   bool transA, transB;
   int64_t batch, m, n, k;
   int lda, ldb, ldc;
-  /// Whether the product is empty (C stays as it is).
-  bool empty() const { return batch == 0 || m == 0 || n == 0 || k == 0; }
+  /// C_i += op(A_i) op(B_i) (BLAS's beta 1); else C_i = op(A_i) op(B_i)
+  /// (beta 0: C_i's old contents are never read).
+  bool accumulate = true;
+  /// Whether there is nothing to do (C stays as it is).
+  bool empty() const {
+    return batch == 0 || m == 0 || n == 0 || (k == 0 && accumulate);
+  }
+  /// Whether the product only zeroes C (k is 0 and C is overwritten).
+  bool zeroesOnly() const { return !empty() && k == 0; }
+  /// BLAS's beta for this product.
+  float beta() const { return accumulate ? 1.0f : 0.0f; }
 };
 
 /// Checks the dimensions and leading dimensions of a step product for
@@ -47,7 +56,12 @@ struct StepGemmShape {
 StepGemmShape checkStepGemm(const char *entry, int32_t transA, int32_t transB,
                             int64_t batch, int64_t m, int64_t n, int64_t k,
                             const void *a, int64_t lda, const void *b,
-                            int64_t ldb, const void *c, int64_t ldc);
+                            int64_t ldb, const void *c, int64_t ldc,
+                            int32_t accumulate);
+
+/// C_i = 0 for each matrix of a host product that only zeroes C
+/// (StepGemmShape::zeroesOnly), without reading C.
+void zeroStepProducts(const StepGemmShape &shape, float *c, int64_t strideC);
 
 } // namespace zshard::rt
 

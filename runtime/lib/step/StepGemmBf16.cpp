@@ -98,7 +98,7 @@ void gemmOnCpu(const StepGemmShape &s, const uint16_t *a, int64_t strideA,
       widenPanel(b + i * strideB, s.ldb, bRows, bCols, panelB);
     cblas_sgemm(CblasRowMajor, opA, opB, im, in, ik, 1.0f, panelA,
                 int(aCols > 1 ? aCols : 1), panelB, int(bCols > 1 ? bCols : 1),
-                1.0f, c + i * strideC, s.ldc);
+                s.beta(), c + i * strideC, s.ldc);
   }
 }
 
@@ -125,16 +125,18 @@ extern "C" void zshard_rt_step_gemm_bf16(int32_t transA, int32_t transB,
                                          int64_t lda, int64_t strideA,
                                          const uint16_t *b, int64_t ldb,
                                          int64_t strideB, float *c, int64_t ldc,
-                                         int64_t strideC) {
+                                         int64_t strideC, int32_t accumulate) {
   auto start = std::chrono::steady_clock::now();
   StepGemmCounters &counters = stepGemmCounters();
   ++counters.calls;
   StepGemmShape shape = checkStepGemm(entry, transA, transB, batch, m, n, k, a,
-                                      lda, b, ldb, c, ldc);
+                                      lda, b, ldb, c, ldc, accumulate);
   if (shape.empty())
     return;
   if (Device *device = currentStepDevice())
     device->stepGemmBf16(shape, a, strideA, b, strideB, c, strideC);
+  else if (shape.zeroesOnly())
+    zeroStepProducts(shape, c, strideC);
   else if (!gemmNatively(shape, a, strideA, b, strideB, c, strideC))
     gemmOnCpu(shape, a, strideA, b, strideB, c, strideC);
   counters.flops += 2.0 * double(batch) * double(m) * double(n) * double(k);

@@ -5,10 +5,11 @@
 //===----------------------------------------------------------------------===//
 //
 // zshard_rt_step_sgemm is what a compiled linalg.matmul / batch_matmul calls:
-// C_i += op(A_i) * op(B_i) for each matrix of a batch. It sits on the hot path
-// of every step and is called with small shapes, so it allocates nothing,
-// builds no strings unless it aborts, and checks only what would make the
-// BLAS misbehave silently (OpenBLAS reports a bad leading dimension through
+// C_i += op(A_i) * op(B_i) for each matrix of a batch, or C_i = op(A_i) *
+// op(B_i) where the compiler folded C's zero-fill into the product. It sits on
+// the hot path of every step and is called with small shapes, so it allocates
+// nothing, builds no strings unless it aborts, and checks only what would make
+// the BLAS misbehave silently (OpenBLAS reports a bad leading dimension through
 // xerbla and then computes nothing).
 //
 // The time spent and the work done are added to counters of the calling
@@ -31,6 +32,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdint>
@@ -66,12 +68,10 @@ int leadingDim(const char *entry, const char *name, int64_t ld, int64_t rows,
 
 StepGemmCounters &zshard::rt::stepGemmCounters() { return counters; }
 
-StepGemmShape zshard::rt::checkStepGemm(const char *entry, int32_t transA,
-                                        int32_t transB, int64_t batch,
-                                        int64_t m, int64_t n, int64_t k,
-                                        const void *a, int64_t lda,
-                                        const void *b, int64_t ldb,
-                                        const void *c, int64_t ldc) {
+StepGemmShape zshard::rt::checkStepGemm(
+    const char *entry, int32_t transA, int32_t transB, int64_t batch, int64_t m,
+    int64_t n, int64_t k, const void *a, int64_t lda, const void *b,
+    int64_t ldb, const void *c, int64_t ldc, int32_t accumulate) {
   if (batch < 0 || m < 0 || n < 0 || k < 0 || m > INT_MAX || n > INT_MAX ||
       k > INT_MAX)
     stepFatal(entry,
@@ -79,17 +79,30 @@ StepGemmShape zshard::rt::checkStepGemm(const char *entry, int32_t transA,
               "and m, n, k fit in an int",
               static_cast<long long>(batch), static_cast<long long>(m),
               static_cast<long long>(n), static_cast<long long>(k));
-  StepGemmShape shape{transA != 0, transB != 0, batch, m, n, k, 1, 1, 1};
+  StepGemmShape shape{transA != 0, transB != 0, batch, m, n,
+                      k,           1,           1,     1, accumulate != 0};
   // C += (empty product) leaves C as it is.
   if (shape.empty())
     return shape;
-  if (!a || !b || !c)
-    stepFatal(entry, "%s is NULL", !a ? "a" : !b ? "b" : "c");
+  if (!c)
+    stepFatal(entry, "c is NULL");
+  shape.ldc = leadingDim(entry, "ldc", ldc, m, n);
+  // C = (empty product) zeroes C and reads neither A nor B.
+  if (shape.zeroesOnly())
+    return shape;
+  if (!a || !b)
+    stepFatal(entry, "%s is NULL", !a ? "a" : "b");
   bool ta = shape.transA, tb = shape.transB;
   shape.lda = leadingDim(entry, "lda", lda, ta ? k : m, ta ? m : k);
   shape.ldb = leadingDim(entry, "ldb", ldb, tb ? n : k, tb ? k : n);
-  shape.ldc = leadingDim(entry, "ldc", ldc, m, n);
   return shape;
+}
+
+void zshard::rt::zeroStepProducts(const StepGemmShape &shape, float *c,
+                                  int64_t strideC) {
+  for (int64_t i = 0; i < shape.batch; ++i)
+    for (int64_t row = 0; row < shape.m; ++row)
+      std::fill_n(c + i * strideC + row * shape.ldc, shape.n, 0.0f);
 }
 
 extern "C" void zshard_rt_step_sgemm(int32_t transA, int32_t transB,
@@ -97,16 +110,19 @@ extern "C" void zshard_rt_step_sgemm(int32_t transA, int32_t transB,
                                      int64_t k, const float *a, int64_t lda,
                                      int64_t strideA, const float *b,
                                      int64_t ldb, int64_t strideB, float *c,
-                                     int64_t ldc, int64_t strideC) {
+                                     int64_t ldc, int64_t strideC,
+                                     int32_t accumulate) {
   auto start = std::chrono::steady_clock::now();
   ++counters.calls;
   StepGemmShape shape = checkStepGemm(entry, transA, transB, batch, m, n, k, a,
-                                      lda, b, ldb, c, ldc);
+                                      lda, b, ldb, c, ldc, accumulate);
   if (shape.empty())
     return;
 
   if (Device *device = currentStepDevice()) {
     device->stepSgemm(shape, a, strideA, b, strideB, c, strideC);
+  } else if (shape.zeroesOnly()) {
+    zeroStepProducts(shape, c, strideC);
   } else {
     CBLAS_TRANSPOSE opA = shape.transA ? CblasTrans : CblasNoTrans;
     CBLAS_TRANSPOSE opB = shape.transB ? CblasTrans : CblasNoTrans;
@@ -114,8 +130,8 @@ extern "C" void zshard_rt_step_sgemm(int32_t transA, int32_t transB,
         ik = static_cast<int>(k);
     for (int64_t i = 0; i < batch; ++i)
       cblas_sgemm(CblasRowMajor, opA, opB, im, in, ik, 1.0f, a + i * strideA,
-                  shape.lda, b + i * strideB, shape.ldb, 1.0f, c + i * strideC,
-                  shape.ldc);
+                  shape.lda, b + i * strideB, shape.ldb, shape.beta(),
+                  c + i * strideC, shape.ldc);
   }
 
   counters.flops += 2.0 * double(batch) * double(m) * double(n) * double(k);

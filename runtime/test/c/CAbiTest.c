@@ -163,7 +163,7 @@ static void testDevices(void) {
   zshard_rt_set_current_device(device);
   CHECK(zshard_rt_current_device() == device);
   /* [1 2] . [3 4]^T accumulated into 0.5 */
-  zshard_rt_step_gemm_bf16(0, 0, 1, 1, 1, 2, a, 2, 0, b, 1, 0, &c, 1, 0);
+  zshard_rt_step_gemm_bf16(0, 0, 1, 1, 1, 2, a, 2, 0, b, 1, 0, &c, 1, 0, 1);
   CHECK(c == 11.5f);
   zshard_rt_set_current_device(NULL);
   zshard_rt_device_destroy(device);

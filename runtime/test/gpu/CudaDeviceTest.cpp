@@ -177,10 +177,11 @@ void compareWithCpu(GpuFixture &f, const GemmCase &c, bool bf16,
   auto gemm = [&](const In *A, const In *B, float *C) {
     if constexpr (sizeof(In) == 2)
       zshard_rt_step_gemm_bf16(c.transA, c.transB, c.batch, c.m, c.n, c.k, A,
-                               lda, strideA, B, ldb, strideB, C, ldc, strideC);
+                               lda, strideA, B, ldb, strideB, C, ldc, strideC,
+                               1);
     else
       zshard_rt_step_sgemm(c.transA, c.transB, c.batch, c.m, c.n, c.k, A, lda,
-                           strideA, B, ldb, strideB, C, ldc, strideC);
+                           strideA, B, ldb, strideB, C, ldc, strideC, 1);
   };
   (void)bf16;
   gemm(a.data(), b.data(), expected.data()); // the CPU path

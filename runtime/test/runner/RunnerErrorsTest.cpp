@@ -73,7 +73,7 @@ TEST(RunnerErrorsTest, Artifacts) {
          return std::vector<std::string>{writeArtifact(d, "bad", m)};
        },
        manifestAt + "manifest version 7 is not supported: this runtime "
-                    "reads version 1 \\(compile the step with a "
+                    "reads version 2 \\(compile the step with a "
                     "zshard-compile of the same release\\)"},
       {"missing field",
        [](const TempDir &d) {

@@ -64,8 +64,8 @@ EXPORT void zshard_step(void **buffers) {
   float *y = (float *)_mlir_memref_to_llvm_aligned_alloc(
       128, B * DOUT * sizeof(float));
   memset(y, 0, B * DOUT * sizeof(float));
-  zshard_rt_step_sgemm(0, 0, 1, B, DOUT, DIN, x, DIN, 0, w, DOUT, 0, y, DOUT,
-                       0);
+  zshard_rt_step_sgemm(0, 0, 1, B, DOUT, DIN, x, DIN, 0, w, DOUT, 0, y, DOUT, 0,
+                       1);
   float sum = 0.0f;
   for (int b = 0; b < B; ++b)
     for (int k = 0; k < DOUT; ++k) {
@@ -83,7 +83,7 @@ EXPORT void zshard_step(void **buffers) {
   float db[DOUT] = {0};
   memset(dW, 0, DIN * DOUT * sizeof(float));
   zshard_rt_step_sgemm(1, 0, 1, DIN, DOUT, B, x, DIN, 0, y, DOUT, 0, dW, DOUT,
-                       0);
+                       0, 1);
   for (int b = 0; b < B; ++b)
     for (int k = 0; k < DOUT; ++k)
       db[k] += y[b * DOUT + k];

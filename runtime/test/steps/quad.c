@@ -70,7 +70,7 @@ EXPORT void zshard_step(void **buffers) {
   /* loss = w^T w as a 1x3 @ 3x1 product accumulating into a zeroed buffer. */
   float *acc = (float *)_mlir_memref_to_llvm_alloc(sizeof(float));
   *acc = 0.0f;
-  zshard_rt_step_sgemm(0, 0, 1, 1, 1, 3, w, 3, 0, w, 1, 0, acc, 1, 0);
+  zshard_rt_step_sgemm(0, 0, 1, 1, 1, 3, w, 3, 0, w, 1, 0, acc, 1, 0, 1);
   *loss = *acc;
   _mlir_memref_to_llvm_free(acc);
 

@@ -60,14 +60,14 @@ EXPORT void zshard_step(void **buffers) {
   mgpuMemcpy(dCoef, &coef, sizeof(float), stream);
   mgpuMemset32(one, 0x3f800000u, 4, stream); /* one and ones: 1.0f */
 
-  zshard_rt_step_sgemm(0, 0, 1, 1, 1, 3, w, 3, 0, w, 1, 0, acc, 1, 0);
+  zshard_rt_step_sgemm(0, 0, 1, 1, 1, 3, w, 3, 0, w, 1, 0, acc, 1, 0, 1);
   mgpuMemcpy(loss, acc, sizeof(float), stream);
 
   mgpuMemset32(wOut, 0u, 3, stream);
-  zshard_rt_step_sgemm(0, 0, 1, 3, 1, 1, w, 1, 0, dCoef, 1, 0, wOut, 1, 0);
+  zshard_rt_step_sgemm(0, 0, 1, 3, 1, 1, w, 1, 0, dCoef, 1, 0, wOut, 1, 0, 1);
   mgpuMemset32(mOut, 0u, 3, stream);
-  zshard_rt_step_sgemm(0, 0, 1, 3, 1, 1, m, 1, 0, one, 1, 0, mOut, 1, 0);
-  zshard_rt_step_sgemm(0, 0, 1, 3, 1, 1, ones, 1, 0, step, 1, 0, mOut, 1, 0);
+  zshard_rt_step_sgemm(0, 0, 1, 3, 1, 1, m, 1, 0, one, 1, 0, mOut, 1, 0, 1);
+  zshard_rt_step_sgemm(0, 0, 1, 3, 1, 1, ones, 1, 0, step, 1, 0, mOut, 1, 0, 1);
 
   /* The host's coef must outlive the copy that reads it. */
   mgpuStreamSynchronize(stream);

@@ -86,7 +86,7 @@ static void update(int64_t n, const float *grad, const float *m,
 static float sumOfSquares(const float *p, int64_t n) {
   float *acc = (float *)_mlir_memref_to_llvm_alloc(sizeof(float));
   *acc = 0.0f;
-  zshard_rt_step_sgemm(0, 0, 1, 1, 1, n, p, n, 0, p, 1, 0, acc, 1, 0);
+  zshard_rt_step_sgemm(0, 0, 1, 1, 1, n, p, n, 0, p, 1, 0, acc, 1, 0, 1);
   float sum = *acc;
   _mlir_memref_to_llvm_free(acc);
   return sum;

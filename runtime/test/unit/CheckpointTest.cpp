@@ -73,7 +73,7 @@ Manifest mixedManifest() {
                      "opt_state_out:w.master:f32:2x3;"
                      "opt_state_out:w.exp_avg:f32:2x3;param_out:b:f32:3;";
   Json m = {{"format", "zshard-artifact"},
-            {"version", 1},
+            {"version", 2},
             {"library", "step.so"},
             {"entry", "zshard_step"},
             {"signature", zshard_abi::hex16(zshard_abi::fnv1a64(text))},
@@ -190,7 +190,7 @@ TEST_F(CheckpointTest, SaveAndLoad) {
 TEST(CheckpointManifestTest, ParamInitIsForOptimizerStateOnly) {
   EXPECT_EQ(failureOf([] {
               Json m = {{"format", "zshard-artifact"},
-                        {"version", 1},
+                        {"version", 2},
                         {"library", "s.so"},
                         {"entry", "e"},
                         {"signature", "0000000000000000"},

@@ -130,7 +130,7 @@ TEST(Device, CurrentDeviceIsPerThreadAndCpuKeepsHostPaths) {
   std::memset(block, 0, 32);
   _mlir_memref_to_llvm_free(block);
   float a = 2, b = 3, c = 1;
-  zshard_rt_step_sgemm(0, 0, 1, 1, 1, 1, &a, 1, 0, &b, 1, 0, &c, 1, 0);
+  zshard_rt_step_sgemm(0, 0, 1, 1, 1, 1, &a, 1, 0, &b, 1, 0, &c, 1, 0, 1);
   EXPECT_EQ(c, 7.0f);
   // Destroying the current device clears it.
   zshard_rt_device_destroy(device);

@@ -28,7 +28,7 @@ namespace {
 /// the two hypers.
 Json validManifest() {
   Json m = {{"format", "zshard-artifact"},
-            {"version", 1},
+            {"version", 2},
             {"library", "step.so"},
             {"entry", "zshard_step"},
             {"signature", ""},
@@ -190,12 +190,12 @@ TEST(ManifestTest, TopLevelErrors) {
             at + "missing field 'format'");
   EXPECT_EQ(errorAfter([](Json &m) { m["format"] = "zshard"; }),
             at + "format 'zshard' is not 'zshard-artifact'");
-  EXPECT_EQ(errorAfter([](Json &m) { m["version"] = 2; }),
-            at + "manifest version 2 is not supported: this runtime reads "
-                 "version 1 (compile the step with a zshard-compile of the "
+  EXPECT_EQ(errorAfter([](Json &m) { m["version"] = 1; }),
+            at + "manifest version 1 is not supported: this runtime reads "
+                 "version 2 (compile the step with a zshard-compile of the "
                  "same release)");
-  EXPECT_EQ(errorAfter([](Json &m) { m["version"] = "1"; }),
-            at + "field 'version' must be an integer, got \"1\"");
+  EXPECT_EQ(errorAfter([](Json &m) { m["version"] = "2"; }),
+            at + "field 'version' must be an integer, got \"2\"");
   EXPECT_EQ(errorAfter([](Json &m) { m.erase("library"); }),
             at + "missing field 'library'");
   EXPECT_EQ(errorAfter([](Json &m) { m["entry"] = ""; }),

@@ -127,7 +127,7 @@ Json shardedJson(int ranks) {
        {"slots",
         {{{"slot", "exp_avg"}, {"dtype", "f32"}, {"inits", {"zeros"}}}}}}};
   Json m = {{"format", "zshard-artifact"},
-            {"version", 1},
+            {"version", 2},
             {"library", "step.so"},
             {"entry", "zshard_step"},
             {"signature", ""},

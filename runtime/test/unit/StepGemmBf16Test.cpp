@@ -49,6 +49,8 @@ struct Case {
   int64_t pad, gap;
   /// Broadcast A or B (stride 0).
   bool broadcastA = false, broadcastB = false;
+  /// C += A B; else C = A B with C's matrices NaN before (never read).
+  bool accumulate = true;
 };
 
 std::string describe(const Case &c) {
@@ -58,7 +60,8 @@ std::string describe(const Case &c) {
          " transB=" + std::to_string(c.transB) +
          " pad=" + std::to_string(c.pad) + " gap=" + std::to_string(c.gap) +
          " broadcastA=" + std::to_string(c.broadcastA) +
-         " broadcastB=" + std::to_string(c.broadcastB);
+         " broadcastB=" + std::to_string(c.broadcastB) +
+         " accumulate=" + std::to_string(c.accumulate);
 }
 
 void checkAgainstNaive(const Case &c, unsigned seed) {
@@ -83,13 +86,17 @@ void checkAgainstNaive(const Case &c, unsigned seed) {
     x = toBf16(dist(rng));
   for (float &x : out)
     x = dist(rng);
+  if (!c.accumulate)
+    for (int64_t i = 0; i < c.batch; ++i)
+      for (int64_t r = 0; r < c.m; ++r)
+        std::fill_n(out.begin() + i * strideC + r * ldc, c.n, std::nanf(""));
   std::vector<float> in = out;
 
   uint64_t callsBefore = zshard_rt_step_sgemm_calls();
   double flopsBefore = zshard_rt_step_sgemm_flops();
   zshard_rt_step_gemm_bf16(c.transA, c.transB, c.batch, c.m, c.n, c.k, a.data(),
                            lda, strideA, b.data(), ldb, strideB, out.data(),
-                           ldc, strideC);
+                           ldc, strideC, c.accumulate ? 1 : 0);
   EXPECT_EQ(zshard_rt_step_sgemm_calls(), callsBefore + 1);
   EXPECT_EQ(zshard_rt_step_sgemm_flops() - flopsBefore,
             2.0 * double(c.batch) * double(c.m) * double(c.n) * double(c.k));
@@ -108,9 +115,10 @@ void checkAgainstNaive(const Case &c, unsigned seed) {
         }
         size_t at = size_t(i * strideC + r * ldc + col);
         written[at] = true;
-        double expected = double(in[at]) + sum;
+        double before = c.accumulate ? double(in[at]) : 0.0;
+        double expected = before + sum;
         ASSERT_NEAR(out[at], expected,
-                    1e-5 * (magnitude + std::fabs(in[at])) + 1e-30)
+                    1e-5 * (magnitude + std::fabs(before)) + 1e-30)
             << "matrix " << i << " element (" << r << ", " << col << ")";
       }
   }
@@ -131,6 +139,27 @@ TEST(StepGemmBf16, AllTransposesAgainstNaiveLoops) {
       checkAgainstNaive({2, 1, 13, 6, ta, tb, 1, 2}, seed++);
       checkAgainstNaive({2, 13, 1, 6, ta, tb, 0, 7}, seed++);
     }
+}
+
+// Tests the products that overwrite C (the compiler's folded zero-fills):
+// C's old contents, NaN here, are never read, on oneDNN and on the widened
+// path alike; an empty k zeroes C.
+TEST(StepGemmBf16, OverwritingProductsIgnoreC) {
+  unsigned seed = 301;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      Case c{1, 5, 7, 3, ta, tb, 0, 0};
+      c.accumulate = false;
+      checkAgainstNaive(c, seed++);
+      c = {3, 17, 9, 33, ta, tb, 1, 2};
+      c.accumulate = false;
+      checkAgainstNaive(c, seed++);
+    }
+  std::vector<float> c = {std::nanf(""), std::nanf(""), std::nanf(""),
+                          std::nanf("")};
+  zshard_rt_step_gemm_bf16(0, 0, 1, 2, 2, 0, nullptr, 0, 0, nullptr, 0, 0,
+                           c.data(), 2, 0, 0);
+  EXPECT_EQ(c, std::vector<float>(4, 0.0f));
 }
 
 TEST(StepGemmBf16, AttentionSizedBatches) {
@@ -157,21 +186,21 @@ TEST(StepGemmBf16, ExactSmallProducts) {
                              toBf16(0.25f)};
   std::vector<float> c(4, 1.0f);
   zshard_rt_step_gemm_bf16(0, 0, 1, 2, 2, 2, a.data(), 2, 0, b.data(), 2, 0,
-                           c.data(), 2, 0);
+                           c.data(), 2, 0, 1);
   EXPECT_EQ(c, (std::vector<float>{1 + 4.5f, 1 - 0.5f, 1 + 9.5f, 1 - 2.0f}));
   // A^T B^T: A^T = [[1, 3], [2, 4]], B^T = [[0.5, 2], [-1, 0.25]].
   std::fill(c.begin(), c.end(), 0.0f);
   zshard_rt_step_gemm_bf16(1, 1, 1, 2, 2, 2, a.data(), 2, 0, b.data(), 2, 0,
-                           c.data(), 2, 0);
+                           c.data(), 2, 0, 1);
   EXPECT_EQ(c, (std::vector<float>{0.5f - 3, 2 + 0.75f, 1 - 4, 4 + 1}));
 }
 
 TEST(StepGemmBf16, EmptyProductsLeaveCAlone) {
   std::vector<float> c(4, 7.0f);
   zshard_rt_step_gemm_bf16(0, 0, 1, 2, 2, 0, nullptr, 1, 0, nullptr, 2, 0,
-                           c.data(), 2, 0);
+                           c.data(), 2, 0, 1);
   zshard_rt_step_gemm_bf16(0, 0, 0, 2, 2, 2, nullptr, 2, 0, nullptr, 2, 0,
-                           nullptr, 2, 0);
+                           nullptr, 2, 0, 1);
   EXPECT_EQ(c, std::vector<float>(4, 7.0f));
 }
 
@@ -182,7 +211,7 @@ TEST(StepGemmBf16, ScratchIsChargedToOtherForTheCall) {
   std::vector<uint16_t> a(6 * 4, toBf16(1)), b(4 * 5, toBf16(1));
   std::vector<float> c(6 * 5, 0.0f);
   zshard_rt_step_gemm_bf16(0, 0, 1, 6, 5, 4, a.data(), 4, 0, b.data(), 5, 0,
-                           c.data(), 5, 0);
+                           c.data(), 5, 0, 1);
   zshard_rt_set_current_mem_ctx(nullptr);
   EXPECT_EQ(c, std::vector<float>(30, 4.0f));
   uint64_t live = 1, peak = 0;
@@ -223,9 +252,9 @@ TEST(StepGemmBf16, CountersAreSharedWithSgemm) {
   std::vector<uint16_t> a(4, toBf16(1)), b(4, toBf16(1));
   std::vector<float> c(4, 0.0f), af(4, 1.0f), bf(4, 1.0f);
   zshard_rt_step_gemm_bf16(0, 0, 1, 2, 2, 2, a.data(), 2, 0, b.data(), 2, 0,
-                           c.data(), 2, 0);
+                           c.data(), 2, 0, 1);
   zshard_rt_step_sgemm(0, 0, 1, 2, 2, 2, af.data(), 2, 0, bf.data(), 2, 0,
-                       c.data(), 2, 0);
+                       c.data(), 2, 0, 1);
   EXPECT_EQ(zshard_rt_step_sgemm_calls(), 2u);
   EXPECT_EQ(zshard_rt_step_sgemm_flops(), 32.0);
   EXPECT_EQ(c, std::vector<float>(4, 4.0f));
@@ -237,14 +266,14 @@ TEST(StepGemmBf16Death, BadLeadingDimensionAborts) {
   std::vector<uint16_t> a(6), b(6);
   std::vector<float> c(4);
   EXPECT_DEATH(zshard_rt_step_gemm_bf16(0, 0, 1, 2, 2, 3, a.data(), 2, 0,
-                                        b.data(), 2, 0, c.data(), 2, 0),
+                                        b.data(), 2, 0, c.data(), 2, 0, 1),
                "zshard runtime: fatal: zshard_rt_step_gemm_bf16: lda = 2 for "
                "a 2 x 3 matrix");
   EXPECT_DEATH(zshard_rt_step_gemm_bf16(0, 0, 1, 2, 2, 3, nullptr, 3, 0,
-                                        b.data(), 2, 0, c.data(), 2, 0),
+                                        b.data(), 2, 0, c.data(), 2, 0, 1),
                "zshard_rt_step_gemm_bf16: a is NULL");
   EXPECT_DEATH(zshard_rt_step_gemm_bf16(0, 0, -1, 2, 2, 3, a.data(), 3, 0,
-                                        b.data(), 2, 0, c.data(), 2, 0),
+                                        b.data(), 2, 0, c.data(), 2, 0, 1),
                "zshard_rt_step_gemm_bf16: batch, m, n, k = -1, 2, 2, 3");
 }
 

@@ -33,11 +33,12 @@ std::string describe(const BatchCase &c) {
          " pad=" + std::to_string(c.pad) + " gap=" + std::to_string(c.gap);
 }
 
-/// Runs zshard_rt_step_sgemm on random data (C starts random: it must
-/// accumulate) and compares with naive loops in double; padding and gaps must
-/// come out untouched.
-void checkAgainstNaive(const BatchCase &c, unsigned seed) {
-  SCOPED_TRACE(describe(c));
+/// Runs zshard_rt_step_sgemm on random data and compares with naive loops in
+/// double; padding and gaps must come out untouched. Accumulating, C starts
+/// random (it must be added to); overwriting, C's matrices start NaN (they
+/// must never be read).
+void checkAgainstNaive(const BatchCase &c, unsigned seed, bool accumulate) {
+  SCOPED_TRACE(describe(c) + " accumulate=" + std::to_string(accumulate));
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   int64_t aRows = c.transA ? c.k : c.m, aCols = c.transA ? c.m : c.k;
@@ -55,13 +56,17 @@ void checkAgainstNaive(const BatchCase &c, unsigned seed) {
     x = dist(rng);
   for (float &x : out)
     x = dist(rng);
+  if (!accumulate)
+    for (int64_t i = 0; i < c.batch; ++i)
+      for (int64_t r = 0; r < c.m; ++r)
+        std::fill_n(out.begin() + i * strideC + r * ldc, c.n, std::nanf(""));
   std::vector<float> in = out;
 
   uint64_t callsBefore = zshard_rt_step_sgemm_calls();
   double flopsBefore = zshard_rt_step_sgemm_flops();
   zshard_rt_step_sgemm(c.transA, c.transB, c.batch, c.m, c.n, c.k, a.data(),
                        lda, strideA, b.data(), ldb, strideB, out.data(), ldc,
-                       strideC);
+                       strideC, accumulate ? 1 : 0);
   EXPECT_EQ(zshard_rt_step_sgemm_calls(), callsBefore + 1);
   EXPECT_EQ(zshard_rt_step_sgemm_flops() - flopsBefore,
             2.0 * c.batch * c.m * c.n * c.k);
@@ -80,9 +85,10 @@ void checkAgainstNaive(const BatchCase &c, unsigned seed) {
         }
         size_t at = size_t(i * strideC + r * ldc + col);
         written[at] = true;
-        double want = in[at] + sum;
+        double before = accumulate ? in[at] : 0.0;
+        double want = before + sum;
         ASSERT_LE(std::fabs(out[at] - want),
-                  1e-5 * (magnitude + std::fabs(in[at])) + 1e-30)
+                  1e-5 * (magnitude + std::fabs(before)) + 1e-30)
             << "matrix " << i << " at (" << r << ", " << col << ")";
       }
   }
@@ -96,7 +102,8 @@ void checkAgainstNaive(const BatchCase &c, unsigned seed) {
 } // namespace
 
 // Tests every transpose combination over batched, strided, padded shapes,
-// including the small ones of attention heads, against naive loops.
+// including the small ones of attention heads, against naive loops, both
+// accumulating into C and overwriting it.
 TEST(StepSgemmTest, MatchesNaiveForAllTransposesAndStrides) {
   const int64_t shapes[][4] = {{1, 1, 1, 1},   {1, 3, 5, 7},    {3, 7, 3, 5},
                                {8, 16, 16, 8}, {2, 1, 31, 9},   {4, 33, 1, 65},
@@ -107,8 +114,10 @@ TEST(StepSgemmTest, MatchesNaiveForAllTransposesAndStrides) {
       for (const auto &s : shapes)
         for (int64_t pad : {0, 2})
           for (int64_t gap : {0, 5})
-            checkAgainstNaive(
-                {s[0], s[1], s[2], s[3], transA, transB, pad, gap}, seed++);
+            for (bool accumulate : {true, false})
+              checkAgainstNaive(
+                  {s[0], s[1], s[2], s[3], transA, transB, pad, gap}, seed++,
+                  accumulate);
 }
 
 // Tests that a batch stride of 0 for A or B broadcasts one matrix to all.
@@ -117,7 +126,7 @@ TEST(StepSgemmTest, ZeroStrideBroadcasts) {
   std::vector<float> a = {1, 2, 3, 4}, b = {1, 0, 0, 1};
   std::vector<float> c(batch * m * n, 10.0f);
   zshard_rt_step_sgemm(0, 0, batch, m, n, k, a.data(), k, 0, b.data(), n, 0,
-                       c.data(), n, m * n);
+                       c.data(), n, m * n, 1);
   for (int64_t i = 0; i < batch; ++i)
     for (int64_t j = 0; j < m * n; ++j)
       EXPECT_EQ(c[i * m * n + j], 10.0f + a[j]);
@@ -129,14 +138,24 @@ TEST(StepSgemmTest, EmptyProductsAndSingleRows) {
   std::vector<float> a = {1, 2, 3}, b = {4, 5, 6};
   float c = 7.0f;
   zshard_rt_step_sgemm(0, 0, 0, 1, 1, 3, a.data(), 3, 0, b.data(), 1, 0, &c, 1,
-                       0);
+                       0, 1);
   zshard_rt_step_sgemm(0, 0, 1, 1, 1, 0, a.data(), 3, 0, b.data(), 1, 0, &c, 1,
-                       0);
+                       0, 1);
   EXPECT_EQ(c, 7.0f);
   // 1x3 @ 3x1 with lda = 0 and ldc = 0: one row each.
   zshard_rt_step_sgemm(0, 0, 1, 1, 1, 3, a.data(), 0, 0, b.data(), 1, 0, &c, 0,
-                       0);
+                       0, 1);
   EXPECT_EQ(c, 7.0f + 4 + 10 + 18);
+}
+
+// Tests that an empty k without accumulating zeroes C (NaN before: never
+// read) and reads neither A nor B, leaving C's padding alone.
+TEST(StepSgemmTest, EmptyOverwritingProductZeroes) {
+  std::vector<float> c = {std::nanf(""), std::nanf(""), 5.0f,
+                          std::nanf(""), std::nanf(""), 5.0f};
+  zshard_rt_step_sgemm(0, 0, 1, 2, 2, 0, nullptr, 0, 0, nullptr, 0, 0, c.data(),
+                       3, 0, 0);
+  EXPECT_EQ(c, (std::vector<float>{0, 0, 5, 0, 0, 5}));
 }
 
 // Tests that the time counter grows, and that the counters are per thread and
@@ -147,7 +166,7 @@ TEST(StepSgemmTest, CountersArePerThreadAndReset) {
   EXPECT_EQ(zshard_rt_step_sgemm_seconds(), 0.0);
   std::vector<float> a(64 * 64, 1.0f), b(64 * 64, 1.0f), c(64 * 64, 0.0f);
   zshard_rt_step_sgemm(0, 0, 4, 64, 64, 16, a.data(), 64, 0, b.data(), 64, 0,
-                       c.data(), 64, 0);
+                       c.data(), 64, 0, 1);
   EXPECT_EQ(zshard_rt_step_sgemm_calls(), 1u);
   EXPECT_EQ(zshard_rt_step_sgemm_flops(), 2.0 * 4 * 64 * 64 * 16);
   EXPECT_GT(zshard_rt_step_sgemm_seconds(), 0.0);
@@ -163,9 +182,9 @@ TEST(StepSgemmTest, CountersArePerThreadAndReset) {
 TEST(StepSgemmDeathTest, BadLeadingDimensionAborts) {
   std::vector<float> a(16, 1.0f), b(16, 1.0f), c(16, 0.0f);
   EXPECT_DEATH(zshard_rt_step_sgemm(0, 0, 1, 2, 2, 4, a.data(), 3, 0, b.data(),
-                                    2, 0, c.data(), 2, 0),
+                                    2, 0, c.data(), 2, 0, 1),
                "zshard_rt_step_sgemm: lda = 3 for a 2 x 4 matrix");
   EXPECT_DEATH(zshard_rt_step_sgemm(0, 0, -1, 2, 2, 2, a.data(), 2, 0, b.data(),
-                                    2, 0, c.data(), 2, 0),
+                                    2, 0, c.data(), 2, 0, 1),
                "must be non-negative");
 }

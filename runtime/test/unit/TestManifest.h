@@ -77,7 +77,7 @@ inline Manifest makeManifest(const std::vector<TestTensor> &params,
                        {"shape", Json::array()}});
   text += entry("hyper", "lr", "f32", {});
   Json manifest = {{"format", "zshard-artifact"},
-                   {"version", 1},
+                   {"version", 2},
                    {"library", "step.so"},
                    {"entry", "zshard_step"},
                    {"signature", zshard_abi::hex16(zshard_abi::fnv1a64(

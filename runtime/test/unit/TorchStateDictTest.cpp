@@ -51,7 +51,7 @@ Manifest manifestWith(const Json &record, const std::string &wType = "bf16") {
                      "param_out:w:" +
                      wType + ":2x3;param_out:b:f32:3;";
   Json m = {{"format", "zshard-artifact"},
-            {"version", 1},
+            {"version", 2},
             {"library", "step.so"},
             {"entry", "zshard_step"},
             {"signature", zshard_abi::hex16(zshard_abi::fnv1a64(text))},

@@ -49,7 +49,7 @@ Json stepJson(const std::string &bufferDType) {
   if (!bufferDType.empty())
     unit[key::kBufferDType] = bufferDType;
   Json m = {{"format", "zshard-artifact"},
-            {"version", 1},
+            {"version", 2},
             {"library", "step.so"},
             {"entry", "zshard_step"},
             {"signature", ""},

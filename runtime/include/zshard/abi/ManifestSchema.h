@@ -29,8 +29,10 @@ namespace zshard_abi::manifest {
 
 /// The value of `format`.
 inline constexpr const char *kFormatName = "zshard-artifact";
-/// The value of `version`: the major version of this schema.
-inline constexpr int64_t kVersion = 1;
+/// The value of `version`: the major version of this schema. 2: the step
+/// library's matrix products (zshard_rt_step_sgemm, _gemm_bf16) take a last
+/// `accumulate` argument, so a step library of version 1 must not run.
+inline constexpr int64_t kVersion = 2;
 /// The manifest's file name inside the artifact directory.
 inline constexpr const char *kFileName = "manifest.json";
 /// The step library and its entry symbol as the compiler writes them.

@@ -273,18 +273,23 @@ ZSHARD_RT_API zshard_rt_mem_ctx *zshard_rt_default_mem_ctx(void);
 /// Batched row-major single-precision product that accumulates, as a linalg
 /// matmul does into its output: for i in [0, batch),
 /// C_i += op(A_i) * op(B_i), with A_i = a + i * strideA (in elements), B_i and
-/// C_i likewise. op(A_i) is m x k: A_i is stored m x k (k x m when
-/// \p transA is nonzero) with row stride \p lda; op(B_i) is k x n with
-/// \p ldb; C_i is m x n with \p ldc. Empty products (batch, m, n or k of 0)
-/// leave C unchanged. Backed by cblas_sgemm on the calling thread. The time
-/// spent, the floating-point operations (2*m*n*k per matrix) and the calls
-/// are added to the calling thread's counters.
+/// C_i likewise; with \p accumulate 0, C_i = op(A_i) * op(B_i) instead
+/// (BLAS's beta 0: C_i's old contents are never read; what the compiler
+/// calls when it folds C's zero-fill into the product). op(A_i) is m x k:
+/// A_i is stored m x k (k x m when \p transA is nonzero) with row stride
+/// \p lda; op(B_i) is k x n with \p ldb; C_i is m x n with \p ldc. Empty
+/// products (batch, m or n of 0, or k of 0 when accumulating) leave C
+/// unchanged; k of 0 without accumulating zeroes C. Backed by cblas_sgemm
+/// on the calling thread. The time spent, the floating-point operations
+/// (2*m*n*k per matrix) and the calls are added to the calling thread's
+/// counters.
 ZSHARD_RT_API void zshard_rt_step_sgemm(int32_t transA, int32_t transB,
                                         int64_t batch, int64_t m, int64_t n,
                                         int64_t k, const float *a, int64_t lda,
                                         int64_t strideA, const float *b,
                                         int64_t ldb, int64_t strideB, float *c,
-                                        int64_t ldc, int64_t strideC);
+                                        int64_t ldc, int64_t strideC,
+                                        int32_t accumulate);
 
 /// Causal softmax attention (zshard.causal_attention): q, out
 /// [batch, heads, seq, headDim], k, v [batch, kvHeads, seq, headDim] (head h
@@ -324,7 +329,8 @@ ZSHARD_RT_API uint64_t zshard_rt_step_sgemm_calls(void);
 ZSHARD_RT_API void zshard_rt_step_sgemm_reset_counters(void);
 
 /// As zshard_rt_step_sgemm(), with bf16 operands and an f32 accumulator:
-/// for i in [0, batch), C_i += op(A_i) * op(B_i), where \p a and \p b hold
+/// for i in [0, batch), C_i += op(A_i) * op(B_i) (C_i = ... with
+/// \p accumulate 0), where \p a and \p b hold
 /// bf16 bit patterns (the upper 16 bits of an IEEE binary32) and \p c is f32.
 /// Strides and leading dimensions count elements of each operand's own type.
 /// Products accumulate in f32. On the CPU each A_i and B_i is widened to f32
@@ -333,13 +339,12 @@ ZSHARD_RT_API void zshard_rt_step_sgemm_reset_counters(void);
 /// device (zshard_rt_set_current_device()) cublasGemmStridedBatchedEx runs
 /// with CUDA_R_16BF inputs, a CUDA_R_32F output and CUBLAS_COMPUTE_32F on the
 /// device's compute stream. Counted in the zshard_rt_step_sgemm_* counters.
-ZSHARD_RT_API void zshard_rt_step_gemm_bf16(int32_t transA, int32_t transB,
-                                            int64_t batch, int64_t m, int64_t n,
-                                            int64_t k, const uint16_t *a,
-                                            int64_t lda, int64_t strideA,
-                                            const uint16_t *b, int64_t ldb,
-                                            int64_t strideB, float *c,
-                                            int64_t ldc, int64_t strideC);
+ZSHARD_RT_API void
+zshard_rt_step_gemm_bf16(int32_t transA, int32_t transB, int64_t batch,
+                         int64_t m, int64_t n, int64_t k, const uint16_t *a,
+                         int64_t lda, int64_t strideA, const uint16_t *b,
+                         int64_t ldb, int64_t strideB, float *c, int64_t ldc,
+                         int64_t strideC, int32_t accumulate);
 
 /// MLIR's generic allocation hooks (finalize-memref-to-llvm with
 /// use-generic-functions): 64-byte aligned host memory charged to the
