@@ -423,3 +423,72 @@ func.func @train_step(
       : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> loc("fc")
   return %loss, %w2, %m2, %v2 : tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> loc("")
 }
+
+// -----
+
+// Two units on different grids in a step with a batch mean: the mean is
+// over the ranks that hold slices of the batch, which must be one group.
+shard.grid @g1(shape = 2)
+shard.grid @g2(shape = 2)
+zshard.unit @fc on @g1[0] full_shard padded(4) param(f32) reduce(f32) ["fc.weight" : 4 at 0]
+// expected-error @+1 {{spans other grid axes than unit 'fc'; zshard-shard needs one data-parallel group for the batch means}}
+zshard.unit @fc2 on @g2[0] full_shard padded(4) param(f32) reduce(f32) ["fc2.weight" : 4 at 0]
+func.func @train_step(
+    %w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %w2: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc2.weight", zshard.init = #zshard.init<zeros>},
+    %m: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %v: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.weight.exp_avg_sq", zshard.param = "fc.weight", zshard.init = #zshard.init<zeros>},
+    %m2: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc2.weight.exp_avg", zshard.param = "fc2.weight", zshard.init = #zshard.init<zeros>},
+    %v2: tensor<4xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc2.weight.exp_avg_sq", zshard.param = "fc2.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"},
+    %t: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "step"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.weight"},
+        tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc2.weight"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.weight.exp_avg_sq"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc2.weight.exp_avg"},
+        tensor<4xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc2.weight.exp_avg_sq"})
+    attributes {zshard.step} {
+  %c0 = arith.constant 0.0 : f32 loc("")
+  %le = tensor.empty() : tensor<f32> loc("")
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+    ins(%w, %w2, %x : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) outs(%lz : tensor<f32>) {
+    ^bb0(%a: f32, %a2: f32, %b: f32, %acc: f32):
+      %p = arith.mulf %a, %b : f32
+      %p2 = arith.mulf %a2, %b : f32
+      %s = arith.addf %acc, %p : f32
+      %s2 = arith.addf %s, %p2 : f32
+      linalg.yield %s2 : f32
+    } -> tensor<f32> loc("fc")
+  %n = zshard.batch_mean %lz : tensor<f32> loc("")
+  %loss = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+    ins(%sum, %n : tensor<f32>, tensor<f32>) outs(%le : tensor<f32>) {
+    ^bb0(%in: f32, %cnt: f32, %out: f32):
+      %q = arith.divf %in, %cnt : f32
+      linalg.yield %q : f32
+    } -> tensor<f32> loc("")
+  %ge = tensor.empty() : tensor<4xf32> loc("fc")
+  %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%x : tensor<4xf32>) outs(%ge : tensor<4xf32>) {
+    ^bb0(%a: f32, %out: f32):
+      %q = arith.addf %a, %a : f32
+      linalg.yield %q : f32
+    } -> tensor<4xf32> loc("fc")
+  %ge2 = tensor.empty() : tensor<4xf32> loc("fc2")
+  %g2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+    ins(%x : tensor<4xf32>) outs(%ge2 : tensor<4xf32>) {
+    ^bb0(%a: f32, %out: f32):
+      %q = arith.mulf %a, %a : f32
+      linalg.yield %q : f32
+    } -> tensor<4xf32> loc("fc2")
+  %wn, %mn, %vn = zshard.adamw textbook %w, %g, %m, %v lr %lr step %t
+      betas(0.9, 0.95) eps(1.0e-08) weight_decay(0.1)
+      : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> loc("fc")
+  %w2n, %m2n, %v2n = zshard.adamw textbook %w2, %g2, %m2, %v2 lr %lr step %t
+      betas(0.9, 0.95) eps(1.0e-08) weight_decay(0.1)
+      : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> loc("fc2")
+  return %loss, %wn, %w2n, %mn, %vn, %m2n, %v2n : tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> loc("")
+}
