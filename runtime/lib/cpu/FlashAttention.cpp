@@ -19,6 +19,10 @@
 ///   dS = P * (dO V^T - delta), dQ += scale dS K, dK += scale dS^T Q, with
 ///   delta = rowsum(dO * out) computed first.
 ///
+/// The exponentials of the scores are expApprox (Cephes' expf, within 2 ulp)
+/// so that the row loops vectorise; they run as AVX-512, AVX2 or baseline
+/// code as the CPU allows (target clones), in a fixed order.
+///
 //===----------------------------------------------------------------------===//
 
 #include "step/StepAttention.h"
@@ -36,6 +40,89 @@ using namespace zshard::rt;
 namespace {
 
 constexpr int64_t kTile = 64;
+
+/// The row helpers below run one lane of kLanes partial results per
+/// column modulo kLanes, in a fixed order, so that they vectorise and give
+/// the same result whichever instruction set runs them.
+constexpr int64_t kLanes = 16;
+
+/// e^x, branch-free so that loops over it vectorise: Cephes' expf (range
+/// reduction by ln 2 in two parts, a degree-6 polynomial, the power of two
+/// built in the exponent bits), within 2 ulp of expf for x in [-87.33, 88];
+/// 0 below (where expf's results are denormal: at most 1.2e-38 apart).
+inline float expApprox(float x) {
+  constexpr float kMin = -87.33f, kMax = 88.0f;
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+  float clamped = std::min(std::max(x, kMin), kMax);
+  float t = clamped * kLog2e + 0.5f;
+  int32_t n = static_cast<int32_t>(t);
+  n -= t < static_cast<float>(n) ? 1 : 0; // floor for negative t
+  float fn = static_cast<float>(n);
+  float r = clamped - fn * kLn2Hi - fn * kLn2Lo;
+  float r2 = r * r;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  float y = p * r2 + r + 1.0f;
+  // 2^n, or 0 (all bits clear) below the range: an integer select keeps
+  // the loop free of branches around floating-point arithmetic.
+  int32_t bits = x < kMin ? 0 : (n + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  return y * scale;
+}
+
+/// The largest of `start` and row[0, n).
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] float
+rowMax(const float *row, int64_t n, float start) {
+  float lanes[kLanes];
+  std::fill_n(lanes, kLanes, start);
+  int64_t c = 0;
+  for (; c + kLanes <= n; c += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l)
+      lanes[l] = std::max(lanes[l], row[c + l]);
+  float best = start;
+  for (int64_t l = 0; l < kLanes; ++l)
+    best = std::max(best, lanes[l]);
+  for (; c < n; ++c)
+    best = std::max(best, row[c]);
+  return best;
+}
+
+/// row[c] = e^(row[c] - shift) for c in [0, n); returns their sum.
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] float
+expShifted(float *row, int64_t n, float shift) {
+  float lanes[kLanes] = {};
+  int64_t c = 0;
+  for (; c + kLanes <= n; c += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) {
+      float e = expApprox(row[c + l] - shift);
+      row[c + l] = e;
+      lanes[l] += e;
+    }
+  float sum = 0;
+  for (int64_t l = 0; l < kLanes; ++l)
+    sum += lanes[l];
+  for (; c < n; ++c) {
+    row[c] = expApprox(row[c] - shift);
+    sum += row[c];
+  }
+  return sum;
+}
+
+/// The backward's row: p[c] = e^(p[c] - lse), dp[c] = p[c] (dp[c] - delta)
+/// for c in [0, n).
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void
+softmaxGradRow(float *p, float *dp, int64_t n, float lse, float delta) {
+  for (int64_t c = 0; c < n; ++c) {
+    p[c] = expApprox(p[c] - lse);
+    dp[c] = p[c] * (dp[c] - delta);
+  }
+}
 
 /// C (rows x cols, ldc) = alpha A B^T (+ beta C); A: rows x depth, B: cols x
 /// depth, both with leading dimension lda / ldb.
@@ -92,19 +179,13 @@ void zshard::rt::cpuAttentionForward(const StepAttentionShape &s,
             float *row = scores.data() + r * kTile;
             // Keys u <= t = i0 + r are visible.
             int64_t visible = std::min(cols, i0 + r - j0 + 1);
-            float rowMax = m[r];
-            for (int64_t c = 0; c < visible; ++c)
-              rowMax = std::max(rowMax, row[c]);
-            float correction = std::exp(m[r] - rowMax);
-            float sum = 0;
-            for (int64_t c = 0; c < visible; ++c) {
-              row[c] = std::exp(row[c] - rowMax);
-              sum += row[c];
-            }
+            float newMax = rowMax(row, visible, m[r]);
+            float correction = std::exp(m[r] - newMax);
+            float sum = expShifted(row, visible, newMax);
             for (int64_t c = visible; c < cols; ++c)
               row[c] = 0.0f;
             l[r] = l[r] * correction + sum;
-            m[r] = rowMax;
+            m[r] = newMax;
             float *a = acc.data() + r * d;
             for (int64_t e = 0; e < d; ++e)
               a[e] *= correction;
@@ -160,10 +241,7 @@ void zshard::rt::cpuAttentionBackward(const StepAttentionShape &s,
             int64_t visible = std::min(cols, i0 + r - j0 + 1);
             float *pr = p.data() + r * kTile, *dpr = dp.data() + r * kTile;
             float rowLse = lh[i0 + r], rowDelta = delta[i0 + r];
-            for (int64_t c = 0; c < visible; ++c) {
-              pr[c] = std::exp(pr[c] - rowLse);
-              dpr[c] = pr[c] * (dpr[c] - rowDelta);
-            }
+            softmaxGradRow(pr, dpr, visible, rowLse, rowDelta);
             for (int64_t c = visible; c < cols; ++c)
               pr[c] = dpr[c] = 0.0f;
           }
