@@ -11,10 +11,11 @@ the body reads counts twice). zshard-run then runs the step under
 innermost frame that is a kernel, the runtime's sgemm (matmul) or attention
 entry, a loop LLVM outlined from the step (scatters), or the step's glue
 (memcpy/memset it calls: fill/copy; the rest: glue). Samples outside the step
-(initialisation, logging) are left out, and so are the --warmup steps: the
-step is profiled twice, for --warmup steps and for --warmup + --steps, and
-the first profile is taken from the second, so the figures are a
-steady-state step's (the first step also clears the pages of its buffers).
+(initialisation, logging) are left out, and so are the --warmup steps: a
+run of --warmup + --steps steps is profiled and only the samples of its
+last --steps steps count (by the samples' times and the logged step times),
+so the figures are a steady-state step's (the first step also clears the
+pages of its buffers).
 A STREAM-like triad (bench/
 stream_triad.c, compiled with -O3 -march=native in the same run) measures one
 core's bandwidth with arrays in L2, in L3 and beyond the LLC; each class's
@@ -259,34 +260,40 @@ def stream(work, stream_mb):
     return result
 
 
-def perf_samples(args, artifact, work, steps):
-    """Samples of the step per charged frame in a run of `steps` steps, and
-    the step times of the run."""
-    data = os.path.join(work, "perf.%d.data" % steps)
-    log = os.path.join(work, "log.%d.jsonl" % steps)
+def perf_samples(args, artifact, work):
+    """Samples of the step's last --steps steps per charged frame, and their
+    step times. One run of --warmup + --steps steps is profiled; a sample
+    counts when it falls after the warmup, found from the sample times
+    (perf's clock) and the logged step times: the steady-state steps are the
+    last sum(their ms) before the step's last sample."""
+    data = os.path.join(work, "perf.data")
+    log = os.path.join(work, "log.jsonl")
     period_ns = int(args.period_us * 1000)
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(args.threads))
+    steps = args.warmup + args.steps
     subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-c", str(period_ns),
                     "--call-graph", "dwarf,16384", "-o", data, "--",
                     os.path.join(args.bin, "zshard-run"), artifact, "--steps",
                     str(steps), "--threads", str(args.threads), "--log-json", log,
                     "--quiet"], check=True, capture_output=True, env=env)
-    script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym,dso"],
+    script = subprocess.run(["perf", "script", "-i", data, "-F", "time,ip,sym,dso"],
                             check=True, capture_output=True, text=True).stdout
     with open(log) as f:
-        ms = [json.loads(line)["ms"] for line in f if line.strip()]
-    charged = collections.Counter()
-    outside, leaves = 0, collections.Counter()
+        ms = [json.loads(line)["ms"] for line in f if line.strip()][args.warmup:]
+    samples = []  # (time, target or None outside the step, leaf)
     for sample in script.split("\n\n"):
+        lines = sample.strip().splitlines()
+        when = re.match(r"\s*(\d+\.\d+):", lines[0]) if lines else None
         frames = []
-        for line in sample.strip().splitlines():
+        for line in lines:
             m = re.match(r"\s*[0-9a-f]+ (.*) \((.*)\)$", line)
             if m:
                 frames.append((re.sub(r"\+0x[0-9a-f]+$", "", m.group(1)), m.group(2)))
-        if not frames:
+        if not frames or not when:
             continue
+        time = float(when.group(1))
         if not any(dso.endswith("step.so") for _, dso in frames):
-            outside += 1
+            samples.append((time, None, None))
             continue
         leaf = frames[0][0]
         target = "glue"
@@ -308,27 +315,20 @@ def perf_samples(args, artifact, work, steps):
                         or "memset" in leaf or "memmove" in leaf:
                     target = "fill/copy"
                 break
+        samples.append((time, target, leaf))
+    in_step = [t for t, target, _ in samples if target]
+    cut = (max(in_step) - sum(ms) / 1e3) if in_step else 0.0
+    charged = collections.Counter()
+    outside, leaves = 0, collections.Counter()
+    for time, target, leaf in samples:
+        if time < cut:
+            continue
+        if not target:
+            outside += 1
+            continue
         charged[target] += 1
         if target == "glue":
             leaves[leaf] += 1
-    return charged, outside, leaves, period_ns, ms
-
-
-def steady_samples(args, artifact, work):
-    """perf_samples of --steps steady-state steps: a run of --warmup + --steps
-    steps less a run of --warmup steps (per charged frame, never below zero),
-    and the step times after the warmup."""
-    charged, outside, leaves, period_ns, ms = perf_samples(
-        args, artifact, work, args.warmup + args.steps)
-    ms = ms[args.warmup:]
-    if args.warmup:
-        first, first_outside, first_leaves, _, _ = perf_samples(args, artifact, work,
-                                                                args.warmup)
-        charged.subtract(first)
-        leaves.subtract(first_leaves)
-        charged = +charged
-        leaves = +leaves
-        outside = max(0, outside - first_outside)
     return charged, outside, leaves, period_ns, ms
 
 
@@ -344,7 +344,7 @@ def main():
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--steps", type=int, default=10, help="steps profiled")
     p.add_argument("--warmup", type=int, default=1,
-                   help="steps run first and left out of the profile")
+                   help="steps run first and left out of the profile (at least 0)")
     p.add_argument("--threads", type=int, default=1, help="BLAS threads")
     p.add_argument("--period-us", type=float, default=250.0, help="cpu-clock sample period")
     p.add_argument("--stream-mb", type=int, default=1536,
@@ -352,6 +352,8 @@ def main():
     p.add_argument("--no-perf", action="store_true", help="no profile (classes, bytes, SIMD)")
     p.add_argument("--keep", help="keep the step, artifact and profile in this directory")
     args = p.parse_args()
+    if args.warmup < 0 or args.steps < 1:
+        p.error("--warmup must be at least 0 and --steps at least 1")
 
     work = args.keep or tempfile.mkdtemp(prefix="op_classes.")
     os.makedirs(work, exist_ok=True)
@@ -436,7 +438,7 @@ def run(args, work):
         report["profile_error"] = "no perf on PATH"
     else:
         try:
-            sampled = steady_samples(args, artifact, work)
+            sampled = perf_samples(args, artifact, work)
         except subprocess.CalledProcessError as error:
             report["profile_error"] = "perf failed: " + (error.stderr or b"").decode(
                 errors="replace").strip()[-300:]
