@@ -8,10 +8,10 @@
 #include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Support/TypeBytes.h"
+#include "zshard/Support/ViewRoot.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -96,13 +96,6 @@ Interval bounds(Value value, unsigned depth = 0) {
   return {};
 }
 
-/// The buffer a deallocated value views (its allocation).
-Value rootBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
 } // namespace
 
 void MemoryPlan::charge(Operation *at, int category, int64_t bytes) {
@@ -179,7 +172,7 @@ LogicalResult MemoryPlan::run() {
         allocations[alloc.getResult()] = {current, bytes};
         charge(&op, current, bytes);
       } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-        auto it = allocations.find(rootBuffer(dealloc.getMemref()));
+        auto it = allocations.find(getViewRoot(dealloc.getMemref()));
         if (it == allocations.end())
           return emitError(getReportLoc(dealloc),
                            "memory plan: deallocates a buffer that "

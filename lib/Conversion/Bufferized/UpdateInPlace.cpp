@@ -19,11 +19,11 @@
 #include "ZShardToRuntime/RankIndexEval.h"
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
+#include "zshard/Support/ViewRoot.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace mlir {
@@ -269,9 +269,7 @@ struct UpdateInPlacePass
     memref::CopyOp copy = finalCopy(func.getArgument(outIndex), block);
     if (!copy || copy.getSource().getType() != state.getType())
       return failure();
-    Value root = copy.getSource();
-    while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
-      root = view.getViewSource();
+    Value root = getViewRoot(copy.getSource());
     Operation *lastRead = lastTouch(state, block, position);
     if (root == state ||
         (lastRead && position.lookup(lastRead) > position.lookup(copy)))

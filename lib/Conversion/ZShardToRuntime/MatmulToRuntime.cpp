@@ -16,6 +16,7 @@
 #include "zshard/Conversion/Passes.h"
 
 #include "ZShardToRuntime/RuntimeCalls.h"
+#include "zshard/Support/ViewRoot.h"
 #include "zshard/abi/RuntimeCodes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -25,7 +26,6 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
 namespace zshard {
@@ -133,13 +133,6 @@ FailureOr<std::pair<bool, bool>> classifyMaps(linalg::LinalgOp op,
   return std::make_pair(transA, transB);
 }
 
-/// The buffer `value` views: the source of its chain of views.
-Value getRootBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
 /// Whether `op` leaves memory as it is: no effects, or only allocations.
 bool touchesNoMemory(Operation *op) {
   if (isMemoryEffectFree(op))
@@ -160,11 +153,12 @@ bool touchesNoMemory(Operation *op) {
 /// where `c` views an allocation of the step that neither `a` nor `b` views
 /// (so the fill changes nothing the product reads). Null when there is none.
 linalg::FillOp findFoldableZeroFill(Operation *op, Value a, Value b, Value c) {
-  Value root = getRootBuffer(c);
+  Value root = mlir::zshard::getViewRoot(c);
   if (!root.getDefiningOp<memref::AllocOp>() &&
       !root.getDefiningOp<memref::AllocaOp>())
     return {};
-  if (getRootBuffer(a) == root || getRootBuffer(b) == root)
+  if (mlir::zshard::getViewRoot(a) == root ||
+      mlir::zshard::getViewRoot(b) == root)
     return {};
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     auto fill = dyn_cast<linalg::FillOp>(prev);

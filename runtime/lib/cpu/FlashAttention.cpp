@@ -42,9 +42,11 @@ namespace {
 
 constexpr int64_t kTile = 64;
 
-/// The row helpers below run one lane of kLanes partial results per
-/// column modulo kLanes, in a fixed order, so that they vectorise and give
-/// the same result whichever instruction set runs them.
+/// The row helpers below keep kLanes partial results, one per column modulo
+/// kLanes, combined in a fixed order: the sums vectorise (GCC keeps a float
+/// sum in order otherwise), the maxima at least run as kLanes independent
+/// chains, and the result is the same whichever clone runs them (the file
+/// is built without floating-point contraction).
 constexpr int64_t kLanes = 16;
 
 /// The largest of `start` and row[0, n).
