@@ -18,48 +18,50 @@
 using namespace mlir;
 using namespace mlir::zshard;
 
-std::optional<StringRef> mlir::zshard::getModulePath(Location loc) {
+StringRef mlir::zshard::getModulePath(Operation *op) {
+  if (auto path = op->getAttrOfType<StringAttr>(contract::kPath))
+    return path.getValue();
+  return "";
+}
+
+void mlir::zshard::setModulePath(Operation *op, StringRef path) {
+  if (path.empty()) {
+    op->removeAttr(contract::kPath);
+    return;
+  }
+  op->setAttr(contract::kPath, StringAttr::get(op->getContext(), path));
+}
+
+std::optional<StringRef> mlir::zshard::getLocationName(Location loc) {
   if (auto name = dyn_cast<NameLoc>(loc))
     return name.getName().getValue();
   return std::nullopt;
 }
 
+void ModulePathStamper::notifyOperationInserted(Operation *op,
+                                                OpBuilder::InsertPoint) {
+  if (isa_and_nonnull<func::FuncOp>(op->getParentOp()) && needsModulePath(op))
+    setModulePath(op, path);
+}
+
+bool mlir::zshard::hasLocationPaths(func::FuncOp step) {
+  if (step.isExternal())
+    return false;
+  bool found = false;
+  for (Operation &op : step.front()) {
+    if (op.hasAttr(contract::kPath))
+      return false;
+    std::optional<StringRef> name = getLocationName(op.getLoc());
+    if (needsModulePath(&op) && name && !name->empty() &&
+        isValidDottedPath(*name))
+      found = true;
+  }
+  return found;
+}
+
 bool mlir::zshard::needsModulePath(Operation *op) {
   return !op->hasTrait<OpTrait::IsTerminator>() &&
          !op->hasTrait<OpTrait::ConstantLike>();
-}
-
-MissingModulePaths mlir::zshard::findMissingModulePaths(func::FuncOp step) {
-  MissingModulePaths missing;
-  if (step.isExternal())
-    return missing;
-  for (Block &block : step.getBody())
-    for (Operation &op : block) {
-      if (!needsModulePath(&op) || getModulePath(op.getLoc()))
-        continue;
-      if (!missing.first)
-        missing.first = &op;
-      ++missing.count;
-    }
-  return missing;
-}
-
-LogicalResult mlir::zshard::verifyModulePaths(func::FuncOp step,
-                                              StringRef who) {
-  MissingModulePaths missing = findMissingModulePaths(step);
-  if (!missing.first)
-    return success();
-  InFlightDiagnostic diag = emitError(missing.first->getLoc());
-  if (!who.empty())
-    diag << who << ": ";
-  diag << "op '" << missing.first->getName() << "' has no module path";
-  if (missing.count > 1)
-    diag << " (nor do " << (missing.count - 1) << " more ops)";
-  diag << "; module paths are name locations such as loc(\"h.0.attn\"), "
-          "which MLIR prints only with debug info: print the step with "
-          "zshard-opt (it keeps them by default) or with "
-          "--mlir-print-debuginfo";
-  return failure();
 }
 
 SmallVector<std::string>
@@ -100,79 +102,43 @@ SmallVector<std::string> mlir::zshard::findBlockPatterns(func::FuncOp step) {
   if (!step.isExternal())
     for (Block &block : step.getBody())
       for (Operation &op : block)
-        if (std::optional<StringRef> path = getModulePath(op.getLoc()))
-          paths.push_back(*path);
+        if (StringRef path = getModulePath(&op); !path.empty())
+          paths.push_back(path);
   return findBlockPatterns(paths);
 }
 
 std::string mlir::zshard::describeBlockPatterns(func::FuncOp step) {
+  if (hasLocationPaths(step))
+    return "the step's ops carry their module paths as name locations "
+           "(loc(\"h.0.attn\")), not as zshard.path attributes: run "
+           "--zshard-paths-from-locations first";
   SmallVector<std::string> patterns = findBlockPatterns(step);
   if (patterns.empty())
     return "the step has no repeated blocks (no module path with an index)";
   return "the step's repeated blocks are " + llvm::join(patterns, ", ");
 }
 
-Location mlir::zshard::getRootPathLoc(func::FuncOp step) {
-  MLIRContext *ctx = step.getContext();
-  Location child = UnknownLoc::get(ctx);
+Location mlir::zshard::getStepLoc(func::FuncOp step) {
   if (auto file = step.getLoc()->findInstanceOf<FileLineColLoc>())
-    child = file;
-  return NameLoc::get(StringAttr::get(ctx, ""), child);
+    return file;
+  return UnknownLoc::get(step.getContext());
 }
 
 Location mlir::zshard::getReportLoc(Operation *op) {
   Location loc = op->getLoc();
-  // A file location prints as `file:line:col`, a module path as
-  // `loc("h.0.attn")`, which says where too.
+  // A file location prints as `file:line:col`, a name as `h.0.attn`: each
+  // says where.
   if (loc->findInstanceOf<FileLineColLoc>())
     return loc;
-  std::optional<StringRef> path = getModulePath(loc);
-  if (path && !path->empty())
+  std::optional<StringRef> name = getLocationName(loc);
+  if (name && !name->empty())
     return loc;
-  // The root path or no location: report where the enclosing op is.
+  if (StringRef path = getModulePath(op); !path.empty())
+    return NameLoc::get(StringAttr::get(op->getContext(), path), loc);
+  // The root module or no location: report where the enclosing op is.
   if (Operation *parent = op->getParentOp())
     return getReportLoc(parent);
   return UnknownLoc::get(op->getContext());
-}
-
-static bool isIndex(StringRef part) {
-  return !part.empty() && llvm::all_of(part, llvm::isDigit);
-}
-
-std::optional<std::string>
-mlir::zshard::matchPathPattern(StringRef path, ArrayRef<StringRef> pattern,
-                               bool proper) {
-  SmallVector<StringRef> parts;
-  path.split(parts, '.');
-  if (parts.size() < pattern.size() + (proper ? 1 : 0))
-    return std::nullopt;
-  for (auto [want, part] : llvm::zip(pattern, parts))
-    if (want == "<i>" ? !isIndex(part) : want != part)
-      return std::nullopt;
-  return llvm::join(ArrayRef<StringRef>(parts).take_front(pattern.size()), ".");
-}
-
-bool mlir::zshard::isPathComponent(StringRef part) {
-  if (isIndex(part))
-    return true;
-  return !part.empty() && (llvm::isAlpha(part.front()) || part.front() == '_') &&
-         llvm::all_of(part, [](char c) { return llvm::isAlnum(c) || c == '_'; });
-}
-
-std::optional<SmallVector<StringRef>>
-mlir::zshard::parsePathPattern(StringRef text) {
-  SmallVector<StringRef> parts;
-  text.trim().split(parts, '.');
-  if (!llvm::all_of(parts, [](StringRef part) {
-        return part == "<i>" || isPathComponent(part);
-      }))
-    return std::nullopt;
-  return parts;
-}
-
-bool mlir::zshard::matchesParameter(StringRef pattern, StringRef name) {
-  std::optional<SmallVector<StringRef>> want = parsePathPattern(pattern);
-  return want && matchPathPattern(name, *want, /*proper=*/true).has_value();
 }
 
 SmallVector<std::string>
@@ -182,7 +148,7 @@ mlir::zshard::findParameterBlocks(ArrayRef<std::string> names) {
     SmallVector<StringRef> parts;
     name.split(parts, '.');
     for (size_t i = 0; i + 1 < parts.size(); ++i) {
-      if (!isIndex(parts[i]))
+      if (!isPathIndex(parts[i]))
         continue;
       SmallVector<StringRef> prefix(parts.begin(), parts.begin() + i);
       prefix.push_back("<i>");

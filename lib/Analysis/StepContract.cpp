@@ -52,18 +52,6 @@ Placement zshard::readPlacement(FunctionOpInterface func, unsigned index) {
 }
 
 //===----------------------------------------------------------------------===//
-// Names
-//===----------------------------------------------------------------------===//
-
-bool zshard::isValidDottedPath(StringRef path, bool allowEmpty) {
-  if (path.empty())
-    return allowEmpty;
-  SmallVector<StringRef> parts;
-  path.split(parts, '.');
-  return llvm::all_of(parts, isPathComponent);
-}
-
-//===----------------------------------------------------------------------===//
 // StepContract
 //===----------------------------------------------------------------------===//
 

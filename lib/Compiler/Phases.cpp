@@ -59,6 +59,8 @@ void zshard::populatePhase(OpPassManager &pm, CompilePhase phase,
       options.sharding ? &options.sharding->options : nullptr;
   switch (phase) {
   case CompilePhase::Verify:
+    // Steps that carry their module paths as name locations compile too.
+    pm.addPass(createPathsFromLocations());
     pm.addPass(createVerifyContract());
     return;
   case CompilePhase::Remat:

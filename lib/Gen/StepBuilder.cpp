@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "zshard/Gen/StepBuilder.h"
+#include "zshard/Analysis/ModulePaths.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -15,7 +16,7 @@
 #include <limits>
 
 using namespace mlir;
-using namespace zshard::gen;
+using namespace ::zshard::gen;
 
 //===----------------------------------------------------------------------===//
 // BodyBuilder
@@ -92,6 +93,20 @@ StepBuilder::StepBuilder(ImplicitLocOpBuilder &builder, DType dtype)
   f32Type = b.getF32Type();
   i32Type = b.getI32Type();
   actType = dtype == DType::BF16 ? Type(b.getBF16Type()) : f32Type;
+  stamper = std::make_unique<mlir::zshard::ModulePathStamper>();
+  b.setListener(stamper.get());
+}
+
+StepBuilder::~StepBuilder() { b.setListener(nullptr); }
+
+std::string StepBuilder::getPath() const {
+  return static_cast<mlir::zshard::ModulePathStamper &>(*stamper)
+      .getPath()
+      .str();
+}
+
+void StepBuilder::setPath(StringRef path) {
+  static_cast<mlir::zshard::ModulePathStamper &>(*stamper).setPath(path);
 }
 
 Location StepBuilder::pathLoc(StringRef path) {
@@ -99,11 +114,15 @@ Location StepBuilder::pathLoc(StringRef path) {
 }
 
 StepBuilder::PathScope::PathScope(StepBuilder &sb, StringRef path)
-    : sb(sb), saved(sb.b.getLoc()) {
+    : sb(sb), saved(sb.b.getLoc()), savedPath(sb.getPath()) {
   sb.b.setLoc(sb.pathLoc(path));
+  sb.setPath(path);
 }
 
-StepBuilder::PathScope::~PathScope() { sb.b.setLoc(saved); }
+StepBuilder::PathScope::~PathScope() {
+  sb.b.setLoc(saved);
+  sb.setPath(savedPath);
+}
 
 SmallVector<int64_t> StepBuilder::shapeOf(Value v) {
   return llvm::to_vector(cast<RankedTensorType>(v.getType()).getShape());

@@ -263,7 +263,7 @@ void AccumulatePass::runOnOperation() {
 
   // The copies, in block order, each followed by the running sums.
   OpBuilder builder(ordered.front());
-  Location rootLoc = getRootPathLoc(step);
+  Location rootLoc = getStepLoc(step);
   auto tag = [&](Operation *op, int64_t i) {
     op->setAttr(contract::kMicrobatch,
                 IntegerAttr::get(IntegerType::get(ctx, 64), i));

@@ -141,7 +141,7 @@ mlir::zshard::combinePartialSums(MutableArrayRef<PartialSum> partialSums) {
   // One all-reduce of all partial sums, after the last of them.
   OpBuilder builder(last->getContext());
   builder.setInsertionPointAfter(last);
-  Location loc = getRootPathLoc(last->getParentOfType<func::FuncOp>());
+  Location loc = getStepLoc(last->getParentOfType<func::FuncOp>());
   Type element =
       cast<RankedTensorType>(partialSums.front().partial.getType())
           .getElementType();

@@ -13,6 +13,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "zshard/Analysis/ModulePaths.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 #include "zshard/Transforms/Passes.h"
 
@@ -236,6 +237,10 @@ struct LowerAdamWPass
     getOperation().walk([&](AdamWOp op) { ops.push_back(op); });
     for (AdamWOp op : ops) {
       OpBuilder builder(op);
+      // The lowered update stays at the path of the module owning the
+      // parameter.
+      ModulePathStamper stamper(getModulePath(op));
+      builder.setListener(&stamper);
       op->replaceAllUsesWith(lowerUpdate(builder, op));
       op->erase();
       ++numLowered;

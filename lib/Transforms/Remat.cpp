@@ -155,8 +155,6 @@ void RematPass::runOnOperation() {
     return fail("cannot derive the phases of the step");
   phases = &phaseAnalysis;
 
-  if (!none && failed(verifyModulePaths(step, "zshard-remat")))
-    return signalPassFailure();
   std::optional<SmallVector<StringRef>> patternParts =
       parsePathPattern(pattern);
   if (!patternParts)
@@ -167,10 +165,8 @@ void RematPass::runOnOperation() {
   for (Operation &op : body.without_terminator()) {
     if (phaseAnalysis.getPhase(&op) != Phase::Forward)
       continue;
-    std::optional<StringRef> path = getModulePath(op.getLoc());
-    if (!path)
-      continue;
-    std::optional<std::string> name = blockOf(*path, *patternParts);
+    std::optional<std::string> name =
+        blockOf(getModulePath(&op), *patternParts);
     if (!name)
       continue;
     StringRef key = *names.insert(*name).first;

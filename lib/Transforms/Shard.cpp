@@ -506,8 +506,8 @@ void ShardPass::runOnOperation() {
     if (!rankCoord) {
       OpBuilder entry = OpBuilder::atBlockBegin(&body(step));
       rankCoord = shard::ProcessMultiIndexOp::create(
-                      entry, getRootPathLoc(step),
-                      TypeRange{entry.getIndexType()}, plan.unit.getGridAttr(),
+                      entry, getStepLoc(step), TypeRange{entry.getIndexType()},
+                      plan.unit.getGridAttr(),
                       entry.getDenseI16ArrayAttr(
                           {static_cast<int16_t>(plan.unit.getShardAxes()[0])}))
                       .getResult()[0];

@@ -228,20 +228,24 @@ class Function:
         return f"%{prefix}{self.counter}"
 
     def op(self, text, loc, prefix="v"):
+        """Emits a one-line op at the module path `loc`: its zshard.path
+        attribute, and its location (debug information)."""
         name = self.fresh(prefix)
-        self.lines.append(f"    {name} = {text} loc({_loc(loc)})")
+        self.lines.append(f"    {name} = {_with_path(text, loc)} loc({_loc(loc)})")
         return name
 
     def region_op(self, lines, loc):
         """Emits an op with regions written as `lines` (the first names its
-        result, the last closes it); the location goes on the last."""
+        result, the last closes the region); the module path and the location
+        go after the region."""
         self.lines += [f"    {line}" for line in lines[:-1]]
-        self.lines.append(f"    {lines[-1]} loc({_loc(loc)})")
+        attr = f" {{{_path_attr(loc)}}}" if loc else ""
+        self.lines.append(f"    {lines[-1]}{attr} loc({_loc(loc)})")
 
     def op_results(self, text, loc, count, prefix="v"):
         """An op with `count` results; returns their names (`%v7#0`, ...)."""
         name = self.fresh(prefix)
-        self.lines.append(f"    {name}:{count} = {text} loc({_loc(loc)})")
+        self.lines.append(f"    {name}:{count} = {_with_path(text, loc)} loc({_loc(loc)})")
         return [f"{name}#{i}" for i in range(count)]
 
     def empty(self, shape, dt, loc):
@@ -316,7 +320,8 @@ class Function:
         arg_decls = [f"{a}: {dt}" for a, dt in operand_args]
         arg_decls += [f"{a}: {init.dt}" for a, (init, _) in zip(out_args, outputs)]
         iters = ", ".join(f'"{i}"' for i in iterators)
-        head = f"linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{iters}]}}"
+        path = f"{_path_attr(loc)}, " if loc else ""
+        head = f"linalg.generic {{{path}indexing_maps = [{', '.join(maps)}], iterator_types = [{iters}]}}"
         if in_vals:
             head += f" ins({', '.join(in_vals)} : {', '.join(in_types)})"
         head += f" outs({', '.join(out_vals)} : {', '.join(out_types)})"
@@ -337,3 +342,35 @@ class Function:
 
 def _loc(path):
     return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _path_attr(path):
+    """The zshard.path attribute of an op at module path `path`."""
+    return f"zshard.path = {_loc(path)}"
+
+
+def _with_path(text, path):
+    """The one-line op `text` with its module path as a zshard.path attribute
+    where its assembly format takes the attribute dictionary; the root path
+    and constants (which take their users' paths) get none."""
+    if not path or text.startswith("arith.constant"):
+        return text
+    attr = "{" + _path_attr(path) + "}"
+    name, _, rest = text.partition(" ")
+    if name.startswith("linalg."):
+        # Named linalg ops: after the name, or after indexing_maps.
+        if rest.startswith("indexing_maps"):
+            i = rest.index(" ins(")
+            return f"{name} {rest[:i]} {attr}{rest[i:]}"
+        return f"{name} {attr} {rest}"
+    # Declarative formats: the attribute dictionary before the first ` : `
+    # outside brackets.
+    depth = 0
+    for i, c in enumerate(text):
+        if c in "([{<":
+            depth += 1
+        elif c in ")]}" or (c == ">" and text[i - 1] != "-"):
+            depth -= 1
+        elif c == ":" and depth == 0 and text[i - 1] == " " and text[i + 1:i + 2] == " ":
+            return f"{text[:i - 1]} {attr} {text[i:]}"
+    raise ValueError(f"no place for the module path in: {text}")

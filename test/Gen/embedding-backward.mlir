@@ -9,14 +9,14 @@
 // inside, so no host code touches device memory.
 
 // RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 1000 --seq 4 --batch 2 -o %t.mlir
-// RUN: zshard-opt %t.mlir | FileCheck %s
+// RUN: zshard-opt %t.mlir --mlir-print-debuginfo=false | FileCheck %s
 // RUN: zshard-opt %t.mlir --mlir-print-debuginfo=false --zshard-bufferize-step | FileCheck %s --check-prefix=BUF
 // RUN: zshard-opt %t.mlir --zshard-lower-to-llvm | FileCheck %s --check-prefix=LLVM
 // RUN: zshard-opt %t.mlir --mlir-print-debuginfo=false --zshard-bufferize-step --zshard-bufferized-step-to-cuda=format=isa --mlir-print-ir-after=zshard-check-host-memory-access -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUDA
 
 // CHECK-LABEL: func.func @train_step(
 // CHECK-SAME: %[[TOKENS:arg51]]: tensor<2x4xi32> {zshard.name = "tokens", zshard.role = #zshard.role<batch>}
-// CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<1000x8xf32> loc("wte")
+// CHECK: %[[ZERO:.*]] = linalg.fill {zshard.path = "wte"} {{.*}} -> tensor<1000x8xf32>
 // CHECK-NEXT: %[[GRAD:.*]] = scf.forall (%[[J:.*]]) in (8) shared_outs(%[[OUT:.*]] = %[[ZERO]]) -> (tensor<1000x8xf32>) {
 // CHECK-NEXT: %[[COL:.*]] = tensor.extract_slice %[[OUT]][0, %[[J]]] [1000, 1] [1, 1] : tensor<1000x8xf32> to tensor<1000xf32>
 // CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
@@ -32,18 +32,18 @@
 // CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[OLD]], %[[G]] : f32
 // CHECK-NEXT: %[[NEW:.*]] = tensor.insert %[[SUM]] into %[[ACC]][%[[ROW]]] : tensor<1000xf32>
 // CHECK-NEXT: scf.yield %[[NEW]] : tensor<1000xf32>
-// CHECK-NEXT: } loc("wte")
+// CHECK-NEXT: }
 // CHECK-NEXT: scf.yield %[[TLOOP]] : tensor<1000xf32>
-// CHECK-NEXT: } loc("wte")
+// CHECK-NEXT: }
 // CHECK-NEXT: scf.forall.in_parallel {
 // CHECK-NEXT: tensor.parallel_insert_slice %[[BLOOP]] into %[[OUT]][0, %[[J]]] [1000, 1] [1, 1] : tensor<1000xf32> into tensor<1000x8xf32>
-// CHECK-NEXT: } loc("wte")
-// CHECK-NEXT: } loc("wte")
+// CHECK-NEXT: }
+// CHECK-NEXT: } {zshard.path = "wte"}
 // The gradient goes to AdamW.
 // CHECK: zshard.adamw textbook %arg0, %[[GRAD]], %arg17, %arg34 lr
 
 // BUF: %[[G:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1000x8xf32>
-// BUF-NEXT: linalg.fill {zshard.phase = #zshard.phase<backward>} ins(%{{.*}} : f32) outs(%[[G]] : memref<1000x8xf32>)
+// BUF-NEXT: linalg.fill {zshard.path = "wte", zshard.phase = #zshard.phase<backward>} ins(%{{.*}} : f32) outs(%[[G]] : memref<1000x8xf32>)
 // BUF-NEXT: scf.forall (%[[J:.*]]) in (8) {
 // BUF-NEXT: %[[COL:.*]] = memref.subview %[[G]][0, %[[J]]] [1000, 1] [1, 1] : memref<1000x8xf32> to memref<1000xf32, strided<[8], offset: ?>>
 // BUF-NEXT: scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step
@@ -58,7 +58,7 @@
 // BUF-NEXT: }
 // BUF-NOT: copy
 // BUF-NOT: memref.alloc
-// BUF: } {zshard.phase = #zshard.phase<backward>}
+// BUF: } {zshard.path = "wte", zshard.phase = #zshard.phase<backward>}
 
 // LLVM: llvm.func @train_step(
 // LLVM-NOT: scf.

@@ -4,7 +4,7 @@
 // embedding's scatter-add.
 
 // RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 --tied | zshard-opt | FileCheck %s --implicit-check-not=lm_head.weight
-// RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 --tied | zshard-opt --mlir-print-local-scope | FileCheck %s --check-prefix=LOC --implicit-check-not=unknown
+// RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 --tied | zshard-opt --mlir-print-debuginfo=false | FileCheck %s --check-prefix=PATH
 // RUN: zshard-gen gpt --layers 1 --d-model 8 --heads 2 --vocab 16 --seq 4 --batch 2 --tied | zshard-opt --zshard-verify-contract | FileCheck %s --check-prefix=VERIFY
 
 // CHECK-LABEL: func.func @train_step(
@@ -19,22 +19,21 @@
 
 // CHECK: tensor.extract %arg0[
 // logits = x @ wte^T (transposed B map on the [V, D] table).
-// CHECK: linalg.matmul indexing_maps = [affine_map{{.*}}] ins(%{{.*}}, %arg0 : tensor<8x8xf32>, tensor<16x8xf32>) outs(%{{.*}} : tensor<8x16xf32>)
+// CHECK: linalg.matmul indexing_maps = [affine_map{{.*}}] {{.*}}ins(%{{.*}}, %arg0 : tensor<8x8xf32>, tensor<16x8xf32>) outs(%{{.*}} : tensor<8x16xf32>)
 // dx = dlogits @ wte and the head's share of dwte = dlogits^T @ x.
-// CHECK: linalg.matmul ins(%{{.*}}, %arg0 : tensor<8x16xf32>, tensor<16x8xf32>) outs(%{{.*}} : tensor<8x8xf32>)
-// CHECK: %[[HEAD:.*]] = linalg.matmul indexing_maps = [affine_map{{.*}}] ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<8x8xf32>) outs(%{{.*}} : tensor<16x8xf32>)
+// CHECK: linalg.matmul {{.*}}ins(%{{.*}}, %arg0 : tensor<8x16xf32>, tensor<16x8xf32>) outs(%{{.*}} : tensor<8x8xf32>)
+// CHECK: %[[HEAD:.*]] = linalg.matmul indexing_maps = [affine_map{{.*}}] {{.*}}ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<8x8xf32>) outs(%{{.*}} : tensor<16x8xf32>)
 // The embedding's share is added onto it (a scatter-add into the product).
 // CHECK: %[[DWTE:.*]] = scf.forall (%{{.*}}) in (8) shared_outs(%{{.*}} = %[[HEAD]]) -> (tensor<16x8xf32>)
 // CHECK: tensor.extract %arg48[%{{.*}}, %{{.*}}] : tensor<2x4xi32>
 // CHECK: zshard.adamw textbook %arg0, %[[DWTE]], %arg16, %arg32 lr
 
-// LOC: linalg.matmul {{.*}} ins(%{{.*}}, %arg0 : tensor<8x8xf32>, tensor<16x8xf32>) {{.*}} loc("lm_head")
-// LOC: linalg.matmul ins(%{{.*}}, %arg0 : tensor<8x16xf32>, tensor<16x8xf32>) {{.*}} loc("lm_head")
-// LOC: linalg.matmul {{.*}} -> tensor<16x8xf32> loc("lm_head")
-// LOC: scf.forall (%{{.*}}) in (8) {{.*}} -> (tensor<16x8xf32>) {
-// LOC: scf.forall.in_parallel {
-// LOC: } loc("wte")
-// LOC-NEXT: } loc("wte")
-// LOC: zshard.adamw textbook %arg0, {{.*}} loc("wte")
+// PATH: linalg.matmul {{.*}} {zshard.path = "lm_head"} ins(%{{.*}}, %arg0 : tensor<8x8xf32>, tensor<16x8xf32>)
+// PATH: linalg.matmul {zshard.path = "lm_head"} ins(%{{.*}}, %arg0 : tensor<8x16xf32>, tensor<16x8xf32>)
+// PATH: linalg.matmul {{.*}} {zshard.path = "lm_head"} {{.*}} -> tensor<16x8xf32>
+// PATH: scf.forall (%{{.*}}) in (8) {{.*}} -> (tensor<16x8xf32>) {
+// PATH: scf.forall.in_parallel {
+// PATH: } {zshard.path = "wte"}
+// PATH: zshard.adamw textbook %arg0, {{.*}} {zshard.path = "wte"}
 
 // VERIFY: func.func @train_step

@@ -2,12 +2,12 @@
 // the mse loss: the argument order (parameters, every exp_avg, every
 // exp_avg_sq, batch, lr, step), roles, names and inits; the results; the
 // forward, backward and AdamW ops (one zshard.adamw per parameter, checked
-// as written and as zshard-lower-adamw lowers it); and a module path on every
-// op.
+// as written and as zshard-lower-adamw lowers it); and the module paths
+// (zshard.path) of forward, loss, backward and AdamW ops.
 
-// RUN: zshard-gen mlp --widths 8,16,4 --batch 4 | zshard-opt | FileCheck %s --check-prefix=OP
+// RUN: zshard-gen mlp --widths 8,16,4 --batch 4 | zshard-opt --mlir-print-debuginfo=false | FileCheck %s --check-prefix=OP
 // RUN: zshard-gen mlp --widths 8,16,4 --batch 4 | zshard-opt --zshard-lower-adamw | FileCheck %s
-// RUN: zshard-gen mlp --widths 8,16,4 --batch 4 | zshard-opt --zshard-lower-adamw --mlir-print-local-scope | FileCheck %s --check-prefix=LOC --implicit-check-not=unknown
+// RUN: zshard-gen mlp --widths 8,16,4 --batch 4 | zshard-opt --zshard-lower-adamw --mlir-print-debuginfo=false | FileCheck %s --check-prefix=PATH
 // RUN: zshard-gen mlp --widths 8,16,4 --batch 4 | zshard-opt --zshard-verify-contract --canonicalize --cse | FileCheck %s --check-prefix=CANON
 
 // CHECK-LABEL: func.func @train_step(
@@ -43,19 +43,19 @@
 // CHECK-SAME: attributes {zshard.step}
 
 // Forward: x @ W0 + b0, GELU (tanh form), @ W1 + b1.
-// CHECK: %[[H0:.*]] = linalg.matmul ins(%arg12, %arg0 : tensor<4x8xf32>, tensor<8x16xf32>) outs(%{{.*}} : tensor<4x16xf32>)
+// CHECK: %[[H0:.*]] = linalg.matmul {{.*}}ins(%arg12, %arg0 : tensor<4x8xf32>, tensor<8x16xf32>) outs(%{{.*}} : tensor<4x16xf32>)
 // CHECK: linalg.generic {{.*}} ins(%[[H0]], %arg1 : tensor<4x16xf32>, tensor<16xf32>)
 // CHECK: math.tanh
-// CHECK: linalg.matmul ins(%{{.*}}, %arg2 : tensor<4x16xf32>, tensor<16x4xf32>)
+// CHECK: linalg.matmul {{.*}}ins(%{{.*}}, %arg2 : tensor<4x16xf32>, tensor<16x4xf32>)
 // The mse loss: a full reduction, then the division by B * d_L = 16.
 // CHECK: iterator_types = ["reduction", "reduction"]
 // CHECK: arith.constant 1.600000e+01 : f32
 // Backward: dx = dy @ W1^T, dW1 = h^T @ dy (transposed indexing maps), db1.
-// CHECK: linalg.matmul indexing_maps = [affine_map{{.*}}] ins(%{{.*}}, %arg2 : tensor<4x4xf32>, tensor<16x4xf32>) outs(%{{.*}} : tensor<4x16xf32>)
-// CHECK: linalg.matmul indexing_maps = [affine_map{{.*}}] ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<4x4xf32>) outs(%{{.*}} : tensor<16x4xf32>)
+// CHECK: linalg.matmul indexing_maps = [affine_map{{.*}}] {{.*}}ins(%{{.*}}, %arg2 : tensor<4x4xf32>, tensor<16x4xf32>) outs(%{{.*}} : tensor<4x16xf32>)
+// CHECK: linalg.matmul indexing_maps = [affine_map{{.*}}] {{.*}}ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<4x4xf32>) outs(%{{.*}} : tensor<16x4xf32>)
 // CHECK: iterator_types = ["reduction", "parallel"]
 // The first layer's dx is not needed: only dW0 = x^T @ dy.
-// CHECK: linalg.matmul indexing_maps = [affine_map{{.*}}] ins(%arg12, %{{.*}} : tensor<4x8xf32>, tensor<4x16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
+// CHECK: linalg.matmul indexing_maps = [affine_map{{.*}}] {{.*}}ins(%arg12, %{{.*}} : tensor<4x8xf32>, tensor<4x16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
 // CHECK-NOT: tensor<4x8xf32>) outs
 // AdamW of fc.0.weight: bias corrections from `step`, then one fused update.
 // CHECK: linalg.generic {{.*}} iterator_types = []} ins(%arg15 : tensor<f32>)
@@ -78,27 +78,25 @@
 
 // AdamW as zshard-gen writes it: the textbook order, the models.md constants,
 // weight decay on the rank-2 weights only, at the owning module's path.
-// OP: %[[W0:[a-z_0-9]+]], %[[W0M:[a-z_0-9]+]], %[[W0V:[a-z_0-9]+]] = zshard.adamw textbook %arg0, %{{.*}}, %arg4, %arg8 lr %arg14 step %arg15 betas(9.000000e-01, 0.94999999999999996) eps(1.000000e-08) weight_decay(1.000000e-01) : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32> loc("fc.0")
-// OP: %[[B0:[a-z_0-9]+]], %[[B0M:[a-z_0-9]+]], %[[B0V:[a-z_0-9]+]] = zshard.adamw textbook %arg1, %{{.*}}, %arg5, %arg9 lr %arg14 step %arg15 betas(9.000000e-01, 0.94999999999999996) eps(1.000000e-08) weight_decay(0.000000e+00) : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32> loc("fc.0")
-// OP: %[[W1:[a-z_0-9]+]], %[[W1M:[a-z_0-9]+]], %[[W1V:[a-z_0-9]+]] = zshard.adamw textbook %arg2, {{.*}} weight_decay(1.000000e-01) {{.*}} loc("fc.1")
-// OP: %[[B1:[a-z_0-9]+]], %[[B1M:[a-z_0-9]+]], %[[B1V:[a-z_0-9]+]] = zshard.adamw textbook %arg3, {{.*}} weight_decay(0.000000e+00) {{.*}} loc("fc.1")
+// OP: %[[W0:[a-z_0-9]+]], %[[W0M:[a-z_0-9]+]], %[[W0V:[a-z_0-9]+]] = zshard.adamw textbook %arg0, %{{.*}}, %arg4, %arg8 lr %arg14 step %arg15 betas(9.000000e-01, 0.94999999999999996) eps(1.000000e-08) weight_decay(1.000000e-01) {zshard.path = "fc.0"} : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+// OP: %[[B0:[a-z_0-9]+]], %[[B0M:[a-z_0-9]+]], %[[B0V:[a-z_0-9]+]] = zshard.adamw textbook %arg1, %{{.*}}, %arg5, %arg9 lr %arg14 step %arg15 betas(9.000000e-01, 0.94999999999999996) eps(1.000000e-08) weight_decay(0.000000e+00) {zshard.path = "fc.0"} : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+// OP: %[[W1:[a-z_0-9]+]], %[[W1M:[a-z_0-9]+]], %[[W1V:[a-z_0-9]+]] = zshard.adamw textbook %arg2, {{.*}} weight_decay(1.000000e-01) {zshard.path = "fc.1"}
+// OP: %[[B1:[a-z_0-9]+]], %[[B1M:[a-z_0-9]+]], %[[B1V:[a-z_0-9]+]] = zshard.adamw textbook %arg3, {{.*}} weight_decay(0.000000e+00) {zshard.path = "fc.1"}
 // OP: return %{{.*}}, %[[W0]], %[[B0]], %[[W1]], %[[B1]], %[[W0M]], %[[B0M]], %[[W1M]], %[[B1M]], %[[W0V]], %[[B0V]], %[[W1V]], %[[B1V]] :
 
-// LOC: linalg.matmul ins(%arg12, %arg0 {{.*}} loc("fc.0")
-// LOC: math.tanh {{.*}} loc("fc.0")
-// LOC: linalg.matmul ins(%{{.*}}, %arg2 {{.*}} loc("fc.1")
-// The loss is at the root module.
-// LOC: iterator_types = ["reduction", "reduction"]
-// LOC: } -> tensor<f32> loc("")
+// PATH: linalg.matmul {zshard.path = "fc.0"} ins(%arg12, %arg0
+// PATH: attrs = {{ *}}{zshard.path = "fc.0"}
+// PATH: math.tanh
+// PATH: linalg.matmul {zshard.path = "fc.1"} ins(%{{.*}}, %arg2
+// The loss is at the root module: no path.
+// PATH: {{^ *%[0-9]+ = linalg.generic .*iterator_types = \["reduction", "reduction"\]\} ins\(.*\) outs\([^)]*\) \{$}}
 // Backward ops carry their layer's path too.
-// LOC: linalg.matmul {{.*}} ins(%{{.*}}, %arg2 {{.*}} loc("fc.1")
-// LOC: linalg.matmul {{.*}} ins(%arg12, {{.*}} loc("fc.0")
-// AdamW ops carry the path of the module owning the parameter.
-// LOC: ins(%arg0, {{.*}}
-// LOC: } -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) loc("fc.0")
-// LOC: ins(%arg3, {{.*}}
-// LOC: } -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) loc("fc.1")
-// LOC: return {{.*}} loc("")
+// PATH: linalg.matmul {{.*}} {zshard.path = "fc.1"} ins(%{{.*}}, %arg2
+// PATH: linalg.matmul {{.*}} {zshard.path = "fc.0"} ins(%arg12,
+// The lowered AdamW ops carry the path of the module owning the parameter.
+// PATH: ins(%arg0, {{.*}} attrs = {{ *}}{zshard.path = "fc.0"}
+// PATH: ins(%arg3, {{.*}} attrs = {{ *}}{zshard.path = "fc.1"}
+// PATH: return
 
 // CANON: func.func @train_step(
 // CANON: return

@@ -41,19 +41,19 @@
 // microbatches' forward and backward read it without counting again.
 // ACC-LABEL:   func.func @train_step(
 // ACC-SAME:      tensor<4x3xf32> {zshard.name = "mask", zshard.role = #zshard.role<batch>}
-// ACC:         %[[M0:.*]] = tensor.extract_slice %{{.*}}[0, 0] [2, 3] [1, 1] {zshard.microbatch = 0 : i64} : tensor<4x3xf32> to tensor<2x3xf32>
-// ACC:         %[[C0:.*]] = linalg.generic {{.*}} ins(%[[M0]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<f32>) attrs =  {zshard.microbatch = 0 : i64}
-// ACC:         %[[M1:.*]] = tensor.extract_slice %{{.*}}[2, 0] [2, 3] [1, 1] {zshard.microbatch = 1 : i64} : tensor<4x3xf32> to tensor<2x3xf32>
-// ACC:         %[[C1:.*]] = linalg.generic {{.*}} ins(%[[M1]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<f32>) attrs =  {zshard.microbatch = 1 : i64}
+// ACC:         %[[M0:.*]] = tensor.extract_slice %{{.*}}[0, 0] [2, 3] [1, 1] {zshard.microbatch = 0 : i64{{.*}}} : tensor<4x3xf32> to tensor<2x3xf32>
+// ACC:         %[[C0:.*]] = linalg.generic {{.*}} ins(%[[M0]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<f32>) attrs =  {zshard.microbatch = 0 : i64{{.*}}}
+// ACC:         %[[M1:.*]] = tensor.extract_slice %{{.*}}[2, 0] [2, 3] [1, 1] {zshard.microbatch = 1 : i64{{.*}}} : tensor<4x3xf32> to tensor<2x3xf32>
+// ACC:         %[[C1:.*]] = linalg.generic {{.*}} ins(%[[M1]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<f32>) attrs =  {zshard.microbatch = 1 : i64{{.*}}}
 // ACC:         %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[C1]] : tensor<f32>) outs(%[[C0]] : tensor<f32>)
 // ACC:           arith.addf
 // ACC:           arith.constant 5.000000e-01 : f32
 // ACC:         %[[N:.*]] = zshard.batch_mean %[[MEAN]] : tensor<f32>
 // ACC-NOT:     zshard.batch_mean
-// ACC:         linalg.matmul {zshard.microbatch = 0 : i64}
-// ACC:         ins(%{{.*}}, %[[N]] : tensor<f32>, tensor<f32>) {{.*}}{zshard.microbatch = 0 : i64}
-// ACC:         linalg.matmul {zshard.microbatch = 1 : i64}
-// ACC:         ins(%{{.*}}, %[[N]] : tensor<f32>, tensor<f32>) {{.*}}{zshard.microbatch = 1 : i64}
+// ACC:         linalg.matmul {zshard.microbatch = 0 : i64{{.*}}}
+// ACC:         ins(%{{.*}}, %[[N]] : tensor<f32>, tensor<f32>) {{.*}}{zshard.microbatch = 0 : i64{{.*}}}
+// ACC:         linalg.matmul {zshard.microbatch = 1 : i64{{.*}}}
+// ACC:         ins(%{{.*}}, %[[N]] : tensor<f32>, tensor<f32>) {{.*}}{zshard.microbatch = 1 : i64{{.*}}}
 // ACC:         zshard.adamw
 
 // The counts are made once per microbatch, the microbatches' own copies

@@ -22,7 +22,7 @@
 // PRE:      %[[T0:.*]] = zshard.all_gather_start %{{.*}} unit @fc.0
 // PRE-NEXT: %[[G0:.*]] = zshard.wait %[[T0]]
 // PRE-NEXT: %[[T1:.*]] = zshard.all_gather_start %{{.*}} unit @fc.1
-// PRE:      linalg.matmul ins(%arg0, %{{.*}} : tensor<2x4xf32>, tensor<4x6xf32>)
+// PRE:      linalg.matmul {{.*}}ins(%arg0, %{{.*}} : tensor<2x4xf32>, tensor<4x6xf32>)
 // PRE:      zshard.release %[[G0]]
 // PRE:      %[[G1:.*]] = zshard.wait %[[T1]]
 // PRE-NEXT: %[[T2:.*]] = zshard.all_gather_start %{{.*}} unit @fc.2

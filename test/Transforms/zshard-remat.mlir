@@ -21,10 +21,10 @@
 // reverse block order: h.1's clones come first, including its matrix
 // products, and h.0's later; backward reads the clones, so h.1's forward
 // matmul output is read by nothing after the loss.
-// ALL:      %[[QKV:.*]] = linalg.matmul ins(%{{.*}}, %arg16 : tensor<4x8xf32>, tensor<8x24xf32>)
+// ALL:      %[[QKV:.*]] = linalg.matmul {{.*}}ins(%{{.*}}, %arg16 : tensor<4x8xf32>, tensor<8x24xf32>)
 // ALL:      linalg.generic {{.*}}zshard.remat = "h.1"
-// ALL:      linalg.matmul {zshard.remat = "h.1"} ins(%{{.*}}, %arg16 : tensor<4x8xf32>, tensor<8x24xf32>)
-// ALL:      linalg.matmul {zshard.remat = "h.0"} ins(%{{.*}}, %arg4 : tensor<4x8xf32>, tensor<8x24xf32>)
+// ALL:      linalg.matmul {zshard.path = "h.1.attn.c_attn", zshard.remat = "h.1"} ins(%{{.*}}, %arg16 : tensor<4x8xf32>, tensor<8x24xf32>)
+// ALL:      linalg.matmul {zshard.path = "h.0.attn.c_attn", zshard.remat = "h.0"} ins(%{{.*}}, %arg4 : tensor<4x8xf32>, tensor<8x24xf32>)
 // ALL-NOT:  %[[QKV]]
 // ALL:      return
 

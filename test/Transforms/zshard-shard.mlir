@@ -37,7 +37,7 @@
 // FULL-NEXT:  %[[W0F:.*]] = tensor.extract_slice %[[G0]][0] [24] [1] : tensor<30xf32> to tensor<24xf32>
 // FULL-NEXT:  %[[W0:.*]] = tensor.expand_shape %[[W0F]] {{\[\[}}0, 1]] output_shape [4, 6] : tensor<24xf32> into tensor<4x6xf32>
 // FULL-NEXT:  tensor.extract_slice %[[G0]][24] [6] [1] : tensor<30xf32> to tensor<6xf32>
-// FULL:       linalg.matmul ins(%{{.*}}, %[[W0]] : tensor<2x4xf32>, tensor<4x6xf32>)
+// FULL:       linalg.matmul {{.*}}ins(%{{.*}}, %[[W0]] : tensor<2x4xf32>, tensor<4x6xf32>)
 // FULL:       zshard.release %[[G0]] : tensor<30xf32>
 // FULL:       %[[G1:.*]] = zshard.all_gather %[[S1]] on @world[0] unit @fc.1 : tensor<11xf32> -> tensor<22xf32>
 // FULL:       zshard.release %[[G1]] : tensor<22xf32>

@@ -4,7 +4,7 @@
 // op's module path, so they are checked on the output.
 
 // Tests that ops come from the contract's dialects.
-// CHECK: error: loc("fc.0"): op 'memref.alloc' is outside the contract's dialects (func, linalg, tensor, arith, math, scf; zshard once sharded)
+// CHECK: zshard-verify-contract-ops.mlir:{{[0-9]+}}:8: error: op 'memref.alloc' is outside the contract's dialects (func, linalg, tensor, arith, math, scf; zshard once sharded)
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
     %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
@@ -14,84 +14,41 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %u = memref.alloc() : memref<2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %u = memref.alloc() {zshard.path = "fc.0"} : memref<2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
-}
-
-// -----
-
-// Tests that every top-level op other than a constant has a module path.
-// CHECK: /tmp/x.py:3:1: error: op 'tensor.empty' has no module path; module paths are name locations such as loc("h.0.attn"), which MLIR prints only with debug info: print the step with zshard-opt (it keeps them by default) or with --mlir-print-debuginfo
-func.func @train_step(
-    %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
-    %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
-    %x: tensor<8x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"})
-    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
-        tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
-        tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
-    attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
-  %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
-    (%in: f32, %acc: f32) {
-      %s = arith.addf %in, %acc : f32
-      linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("/tmp/x.py":3:1)
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-    ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
-    ^bb0(%a: f32, %b: f32, %out: f32):
-      %p = arith.mulf %lrv, %b : f32
-      %q = arith.subf %a, %p : f32
-      linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
 
 // Tests that module paths are dotted paths.
-// CHECK: error: loc("h.0..mlp"): module path 'h.0..mlp' is not a dotted path
+// CHECK: zshard-verify-contract-ops.mlir:{{[0-9]+}}:9: error: 'tensor.empty' op module path "h.0..mlp" is not a dotted path (identifiers and decimal indices joined by '.', such as "h.0.attn")
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
     %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
@@ -101,40 +58,83 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("h.0..mlp")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() {zshard.path = "h.0..mlp"} : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
+}
+
+// -----
+
+// Tests that module paths are strings.
+// CHECK: zshard-verify-contract-ops.mlir:{{[0-9]+}}:9: error: 'tensor.empty' op the attribute 'zshard.path' must be a module path string such as "h.0.attn", got 3 : i64
+func.func @train_step(
+    %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
+    %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
+    %x: tensor<8x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
+    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"})
+    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
+        tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
+        tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
+    attributes {zshard.step} {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
+  %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() {zshard.path = 3 : i64} : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
+    ^bb0(%a: f32, %b: f32, %out: f32):
+      %p = arith.mulf %lrv, %b : f32
+      %q = arith.subf %a, %p : f32
+      linalg.yield %q : f32
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
 
 // Tests that explicit phases agree with the derived ones.
-// CHECK: zshard-verify-contract-ops.mlir:{{[0-9]+}}:1: error: op 'linalg.fill' is marked 'forward' but derives as 'backward'
+// CHECK: zshard-verify-contract-ops.mlir:{{[0-9]+}}:11: error: op 'linalg.fill' is marked 'forward' but derives as 'backward'
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
     %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
@@ -144,40 +144,40 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill {zshard.phase = #zshard.phase<forward>} ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill {zshard.phase = #zshard.phase<forward>} ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
 
 // Tests that the loss does not depend on a hyper-parameter.
-// CHECK: error: loc("fc.0"): the loss depends on hyper-parameter 'lr' (argument #3) through this op; the loss must be that of the parameters going in
+// CHECK: zshard-verify-contract-ops.mlir:{{[0-9]+}}:10: error: the loss depends on hyper-parameter 'lr' (argument #3) through this op; the loss must be that of the parameters going in
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
     %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
@@ -187,36 +187,36 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %lrf = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %z2 = linalg.fill ins(%lrf : f32) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z2 : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %lrf = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %z2 = linalg.fill {zshard.path = "fc.0"} ins(%lrf : f32) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z2 : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -232,34 +232,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  cf.br ^bb1 loc("")
+    } -> tensor<4x2xf32>
+  cf.br ^bb1
 ^bb1:
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }

@@ -16,34 +16,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -60,34 +60,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -103,77 +103,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
-}
-
-// -----
-
-// Tests that only optimizer state is placed in host memory (zshard-offload).
-// expected-error @+1 {{argument #0 ('fc.0.weight'): only optimizer state can be placed in host memory (zshard.placement = #zshard.placement<host>)}}
-func.func @train_step(
-    %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>, zshard.placement = #zshard.placement<host>},
-    %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
-    %x: tensor<8x4xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"},
-    %lr: tensor<f32> {zshard.role = #zshard.role<hyper>, zshard.name = "lr"})
-    -> (tensor<f32> {zshard.role = #zshard.role<loss>},
-        tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
-        tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
-    attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
-  %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
-    (%in: f32, %acc: f32) {
-      %s = arith.addf %in, %acc : f32
-      linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-    ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
-    ^bb0(%a: f32, %b: f32, %out: f32):
-      %p = arith.mulf %lrv, %b : f32
-      %q = arith.subf %a, %p : f32
-      linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -189,34 +146,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -233,34 +190,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -276,34 +233,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -319,34 +276,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -364,34 +321,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -407,34 +364,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -450,34 +407,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -493,34 +450,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -538,34 +495,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -582,34 +539,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -626,34 +583,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -670,34 +627,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<loss>},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -714,34 +671,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -758,34 +715,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.9.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -802,34 +759,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg_sq"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -846,40 +803,40 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
 
-// Tests that a name location may wrap a file location, an op in the root
-// module has the empty path, and a constant needs no module path.
+// Tests that ops may carry name and file locations as debug information
+// beside their module paths, and that an op of the root module has no path.
 func.func @train_step(
     %w: tensor<4x2xf32> {zshard.role = #zshard.role<param>, zshard.name = "fc.0.weight", zshard.init = #zshard.init<normal(0, 0.02)>},
     %m: tensor<4x2xf32> {zshard.role = #zshard.role<opt_state>, zshard.name = "fc.0.weight.exp_avg", zshard.param = "fc.0.weight", zshard.init = #zshard.init<zeros>},
@@ -889,34 +846,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("/tmp/hoisted.py":1:1)
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32> loc("/tmp/model.py":1:1)
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
+    }
   %c1 = arith.constant 1.0 : f32 loc("h.0.mlp"("model.py":12:5))
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // -----
@@ -925,7 +882,7 @@ func.func @train_step(
 // expected-error @+1 {{result #0 (loss) must be a rank-0 floating-point tensor, got 'tensor<2xf32>'}}
 func.func @train_step(%x: tensor<2xf32> {zshard.role = #zshard.role<batch>, zshard.name = "x"})
     -> (tensor<2xf32> {zshard.role = #zshard.role<loss>}) attributes {zshard.step} {
-  return %x : tensor<2xf32> loc("")
+  return %x : tensor<2xf32>
 }
 
 // -----
@@ -936,8 +893,8 @@ func.func @train_step(%w: tensor<2xf32> {zshard.role = #zshard.role<param>, zsha
                       %l: tensor<f32> {zshard.role = #zshard.role<batch>, zshard.name = "l"})
     -> (tensor<f32> {zshard.role = #zshard.role<loss>}, tensor<2xf16> {zshard.role = #zshard.role<param_out>, zshard.name = "w"})
     attributes {zshard.step} {
-  %h = arith.truncf %w : tensor<2xf32> to tensor<2xf16> loc("")
-  return %l, %h : tensor<f32>, tensor<2xf16> loc("")
+  %h = arith.truncf %w : tensor<2xf32> to tensor<2xf16>
+  return %l, %h : tensor<f32>, tensor<2xf16>
 }
 
 // -----
@@ -964,34 +921,34 @@ func.func @train_step(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 // expected-error @+1 {{second function marked zshard.step; a module holds exactly one step}}
 func.func @second(
@@ -1003,34 +960,34 @@ func.func @second(
         tensor<4x2xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "fc.0.weight"},
         tensor<4x2xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.0.weight.exp_avg"})
     attributes {zshard.step} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %e = tensor.empty() : tensor<8x2xf32> loc("fc.0")
-  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %y = linalg.matmul ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32> loc("fc.0")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() {zshard.path = "fc.0"} : tensor<8x2xf32>
+  %z = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%e : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %y = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w : tensor<8x4xf32>, tensor<4x2xf32>) outs(%z : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %loss = linalg.reduce ins(%y : tensor<8x2xf32>) outs(%lz : tensor<f32>) dimensions = [0, 1]
     (%in: f32, %acc: f32) {
       %s = arith.addf %in, %acc : f32
       linalg.yield %s : f32
-    } loc("")
-  %c1 = arith.constant 1.0 : f32 loc("")
-  %oe = tensor.empty() : tensor<8x2xf32> loc("")
-  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32> loc("")
-  %ge = tensor.empty() : tensor<4x2xf32> loc("fc.0")
-  %gz = linalg.fill ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
-    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %m2 = linalg.add ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32> loc("fc.0")
-  %lrv = tensor.extract %lr[] : tensor<f32> loc("fc.0")
-  %w2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+    }
+  %c1 = arith.constant 1.0 : f32
+  %oe = tensor.empty() : tensor<8x2xf32>
+  %ones = linalg.fill ins(%c1 : f32) outs(%oe : tensor<8x2xf32>) -> tensor<8x2xf32>
+  %ge = tensor.empty() {zshard.path = "fc.0"} : tensor<4x2xf32>
+  %gz = linalg.fill {zshard.path = "fc.0"} ins(%c0 : f32) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] {zshard.path = "fc.0"}
+    ins(%x, %ones : tensor<8x4xf32>, tensor<8x2xf32>) outs(%gz : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m2 = linalg.add {zshard.path = "fc.0"} ins(%m, %g : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %lrv = tensor.extract %lr[] {zshard.path = "fc.0"} : tensor<f32>
+  %w2 = linalg.generic {zshard.path = "fc.0", indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
     ins(%w, %m2 : tensor<4x2xf32>, tensor<4x2xf32>) outs(%ge : tensor<4x2xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
       %p = arith.mulf %lrv, %b : f32
       %q = arith.subf %a, %p : f32
       linalg.yield %q : f32
-    } -> tensor<4x2xf32> loc("fc.0")
-  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32> loc("")
+    } -> tensor<4x2xf32>
+  return %loss, %w2, %m2 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
 }
 
@@ -1039,37 +996,3 @@ func.func @second(
 // Tests that a step has a body.
 // expected-error @+1 {{the step has no body}}
 func.func private @train_step(%w: tensor<2xf32>) attributes {zshard.step}
-
-// -----
-
-// Tests that an eval step (zshard.eval, from --zshard-extract-eval) returns
-// the loss alone: it needs no update results, and may have no other result.
-func.func @train_step(%w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "w", zshard.init = #zshard.init<zeros>} loc(""))
-    -> (tensor<f32> {zshard.role = #zshard.role<loss>}) attributes {zshard.step, zshard.eval} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
-  %loss = linalg.reduce ins(%w : tensor<4xf32>) outs(%lz : tensor<f32>) dimensions = [0]
-    (%in: f32, %acc: f32) {
-      %s = arith.addf %in, %acc : f32
-      linalg.yield %s : f32
-    } loc("")
-  return %loss : tensor<f32> loc("")
-}
-
-// -----
-
-// expected-error @+1 {{result #1 (param_out): an eval step (zshard.eval) returns the loss alone}}
-func.func @train_step(%w: tensor<4xf32> {zshard.role = #zshard.role<param>, zshard.name = "w", zshard.init = #zshard.init<zeros>} loc(""))
-    -> (tensor<f32> {zshard.role = #zshard.role<loss>}, tensor<4xf32> {zshard.role = #zshard.role<param_out>, zshard.name = "w"})
-    attributes {zshard.step, zshard.eval} {
-  %c0 = arith.constant 0.0 : f32 loc("")
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%c0 : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
-  %loss = linalg.reduce ins(%w : tensor<4xf32>) outs(%lz : tensor<f32>) dimensions = [0]
-    (%in: f32, %acc: f32) {
-      %s = arith.addf %in, %acc : f32
-      linalg.yield %s : f32
-    } loc("")
-  return %loss, %w : tensor<f32>, tensor<4xf32> loc("")
-}

@@ -91,16 +91,32 @@ class ContractTest(unittest.TestCase):
         self.assertAlmostEqual(float(m.group(1)), 0.02, delta=0.004)
 
     def test_module_paths(self):
-        locs = set(re.findall(r'loc\("([^"]*)"\)', self.result.mlir))
+        paths = set(re.findall(r'zshard.path = "([^"]*)"', self.result.mlir))
         for path in ("transformer.wte", "transformer.wpe", "transformer.h.0.ln_1",
                      "transformer.h.0.attn", "transformer.h.0.attn.c_attn",
                      "transformer.h.1.mlp.c_fc", "transformer.h.1.mlp.gelu",
-                     "transformer.ln_f", "lm_head", ""):
-            self.assertIn(path, locs)
+                     "transformer.ln_f", "lm_head"):
+            self.assertIn(path, paths)
+        # The root module's ops (the loss) have none.
+        self.assertNotIn("", paths)
         # The backward of the MLP's first linear carries its path too: c_fc
         # appears on more matmuls than the forward alone has.
-        n = len(re.findall(r'linalg.matmul.*loc\("transformer.h.0.mlp.c_fc"\)', self.result.mlir))
+        n = len(re.findall(r'linalg.matmul[^\n]*zshard.path = "transformer.h.0.mlp.c_fc"',
+                           self.result.mlir))
         self.assertEqual(n, 3)  # forward, d input, d weight
+        # The locations name the paths as well, as debug information.
+        self.assertIn('loc("transformer.h.0.attn")', self.result.mlir)
+
+    def test_module_paths_survive_printing(self):
+        # Printed without debug info (no locations), the step keeps every
+        # module path.
+        plain = subprocess.run([common.tool("zshard-opt"), "-", "--mlir-print-debuginfo=false"],
+                               input=self.result.mlir, capture_output=True, text=True, check=True)
+        self.assertNotIn("loc(", plain.stdout)
+        paths = re.findall(r'zshard.path = "([^"]*)"', self.result.mlir)
+        self.assertGreater(len(paths), 100)
+        self.assertEqual(sorted(re.findall(r'zshard.path = "([^"]*)"', plain.stdout)),
+                         sorted(paths))
 
     def test_lr_is_the_hyper_s_default(self):
         self.assertRegex(self.result.mlir, r'%arg\d+: tensor<f32> \{zshard\.default = 0\.003 : '

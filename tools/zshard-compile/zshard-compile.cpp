@@ -48,9 +48,9 @@ LogicalResult writeText(StringRef path, StringRef text) {
 }
 
 /// The module as `phase` left it. On tensors (up to schedule) it is printed
-/// with its locations (the module paths the contract reads), inline as
-/// zshard-opt prints them by default, so that the output is a step
-/// zshard-compile takes again; bufferized and lowered, without.
+/// with its locations, inline as zshard-opt prints them by default, so that
+/// diagnostics on the step zshard-compile takes again point into its input;
+/// bufferized and lowered, without.
 std::string printModule(ModuleOp module, CompilePhase phase) {
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -11,9 +11,10 @@
 ///
 /// It is `mlir-opt` with other defaults, so that its output feeds the next
 /// tool and its diagnostics read as one line each:
-/// - `--mlir-print-debuginfo` and `--mlir-print-local-scope` are on: module
-///   paths are name locations, which the contract needs and MLIR drops
-///   without debug info, and local scope prints them inline;
+/// - `--mlir-print-debuginfo` and `--mlir-print-local-scope` are on: a step
+///   piped from one zshard-opt into the next keeps its file locations, so
+///   diagnostics point into the first file, and local scope prints them
+///   inline (module paths are `zshard.path` attributes and need neither);
 /// - `--mlir-print-op-on-diagnostic` is off: no module dump after an error;
 /// - `--help` lists the MLIR options and the passes, not LLVM's codegen and
 ///   debug options (`--help-hidden` still does);

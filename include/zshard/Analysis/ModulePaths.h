@@ -5,12 +5,12 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Module paths (docs/contract.md, "Module paths") are the name locations of
-/// a step's ops: `loc("h.3.attn")`, `loc("")` for the root module. These
-/// helpers read them, report a step that lost them in one error (MLIR prints
-/// locations only with debug info), find the repeated blocks of a step
-/// (`h.<i>`, `transformer.h.<i>`) for hints, and give the ops a pass creates
-/// at the root module a location that diagnostics print readably.
+/// Module paths (docs/contract.md, "Module paths") are the `zshard.path`
+/// attributes of a step's top-level ops: `{zshard.path = "h.3.attn"}`, none
+/// for the root module. These helpers read and write them, read the name
+/// locations that older steps carried them in, find the repeated blocks of a
+/// step (`h.<i>`, `transformer.h.<i>`) for hints, and say where to report a
+/// diagnostic on an op readably.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +18,9 @@
 #define ZSHARD_ANALYSIS_MODULEPATHS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
+#include "zshard/Support/DottedPath.h"
 
 #include <optional>
 #include <string>
@@ -26,57 +28,41 @@
 namespace mlir {
 namespace zshard {
 
-/// The module path of `loc`: the name of a name location (which may wrap a
-/// file location), `""` for the root module; std::nullopt when `loc` is no
-/// name location.
-std::optional<StringRef> getModulePath(Location loc);
+/// The module path of the top-level op `op` of a step: its `zshard.path`
+/// attribute, `""` (the root module) when it has none.
+StringRef getModulePath(Operation *op);
 
-/// Whether the top-level op `op` of a step needs a module path: all but the
-/// terminator and constants (which take the paths of their users).
-bool needsModulePath(Operation *op);
+/// Sets the module path of `op`; the root path `""` removes the attribute.
+void setModulePath(Operation *op, StringRef path);
 
-/// The top-level ops of a step that need a module path and lack one.
-struct MissingModulePaths {
-  /// The first of them, or null when every op has its path.
-  Operation *first = nullptr;
-  /// How many there are.
-  unsigned count = 0;
+/// The name a name location gives (`loc("h.0.attn")`, possibly wrapping a
+/// file location), which zshard-paths-from-locations reads as a module
+/// path; std::nullopt when `loc` is no name location.
+std::optional<StringRef> getLocationName(Location loc);
+
+/// A builder listener that gives each top-level op of a step inserted while
+/// it listens (and that needs one) the module path `path`: zshard-gen's
+/// builder, and passes that rewrite one op into several.
+class ModulePathStamper : public OpBuilder::Listener {
+public:
+  explicit ModulePathStamper(StringRef path = "") : path(path.str()) {}
+  StringRef getPath() const { return path; }
+  void setPath(StringRef newPath) { path = newPath.str(); }
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint previous) override;
+
+private:
+  std::string path;
 };
 
-/// Finds the top-level ops of `step` that lack a module path.
-MissingModulePaths findMissingModulePaths(func::FuncOp step);
+/// Whether `step` carries its module paths as name locations only: no
+/// top-level op has a `zshard.path`, and one has a name location that reads
+/// as a non-root module path.
+bool hasLocationPaths(func::FuncOp step);
 
-/// Succeeds when every top-level op of `step` that needs a module path has
-/// one. Otherwise emits one error, on the first op lacking its path, that
-/// names the op, counts the others and says how to keep the paths, and
-/// fails. `who` prefixes the message (a pass name such as "zshard-remat";
-/// may be empty).
-LogicalResult verifyModulePaths(func::FuncOp step, StringRef who = "");
-
-/// Whether `part` is one component of a dotted path: an identifier
-/// `[A-Za-z_][A-Za-z0-9_]*` or a decimal index.
-bool isPathComponent(StringRef part);
-
-/// The components of the module path pattern `text` (a dotted path whose
-/// components are path components or `<i>`, any decimal index), or nullopt
-/// when it is malformed (empty, an empty component, `<i` or `h-0`). The one
-/// reader of the patterns zshard-form-units, zshard-remat and zshard-compile
-/// take.
-std::optional<SmallVector<StringRef>> parsePathPattern(StringRef text);
-
-/// The prefix of the dotted path `path` that `pattern` (a path split at
-/// dots, `<i>` standing for a decimal index) matches, if any. With `proper`,
-/// `path` must continue past the prefix (a parameter lives inside its
-/// module, not at its path). The one matcher of zshard-form-units, zshard-remat
-/// and zshard-compile's wrap checks.
-std::optional<std::string> matchPathPattern(StringRef path,
-                                            ArrayRef<StringRef> pattern,
-                                            bool proper);
-
-/// Whether the module path pattern `pattern` (one dotted path) matches the
-/// module of the parameter `name`: a proper prefix of it. A malformed
-/// pattern matches nothing.
-bool matchesParameter(StringRef pattern, StringRef name);
+/// Whether the top-level op `op` of a step has a module path of its own: all
+/// but the terminator and constants (which take the paths of their users).
+bool needsModulePath(Operation *op);
 
 /// The blocks of a step with parameters `names`, for per-block units: for
 /// each name its outermost indexed module (`h.3.attn.c_attn.weight` ->
@@ -103,14 +89,13 @@ SmallVector<std::string> findBlockPatterns(func::FuncOp step);
 std::string describeBlockPatterns(func::FuncOp step);
 
 /// A location for an op a pass creates at the root module of `step`: the
-/// name location `""` (the root module path) wrapping the step's file
-/// location when it has one, so that diagnostics print `file:line:col`
-/// rather than `loc("")`.
-Location getRootPathLoc(func::FuncOp step);
+/// step's file location when it has one, else an unknown location.
+Location getStepLoc(func::FuncOp step);
 
 /// Where to report a diagnostic about `op`: its location when that holds a
-/// file location or a non-empty module path, else (the root path `""`, an
-/// unknown location) where its parent op is reported, else an unknown
+/// file location or a non-empty name; else its module path as a name
+/// location (`h.0.attn`) when it is not the root; else (the root module,
+/// an unknown location) where its parent op is reported, else an unknown
 /// location; never `loc("")`, which diagnostics would print as a prefix.
 /// Emitting at a location rather than on the op also keeps a dump of the op
 /// out of the diagnostic, whatever `--mlir-print-op-on-diagnostic` says.

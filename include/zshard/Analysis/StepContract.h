@@ -21,6 +21,7 @@
 #include "zshard/Analysis/ModuleClasses.h"
 #include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
 #include "zshard/Dialect/ZShard/IR/ZShardContract.h"
+#include "zshard/Support/DottedPath.h"
 #include "zshard/abi/InitSpec.h"
 #include "zshard/abi/Roles.h"
 #include "llvm/ADT/StringMap.h"
@@ -66,10 +67,6 @@ Placement readPlacement(FunctionOpInterface func, unsigned index);
 /// master copy of a bf16 parameter). The grammar is the runtime's
 /// (zshard/abi/InitSpec.h).
 using InitSpec = ::zshard_abi::InitSpec;
-
-/// True for a dotted path `[A-Za-z_][A-Za-z0-9_]*` or decimal indices joined
-/// by `.`; the empty path is accepted only if `allowEmpty`.
-bool isValidDottedPath(StringRef path, bool allowEmpty = false);
 
 struct StepArgument {
   unsigned index = 0;

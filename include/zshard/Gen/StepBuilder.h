@@ -7,8 +7,10 @@
 /// \file
 /// The small op library `zshard-gen` writes training steps with. Every helper
 /// creates upstream ops only (linalg named ops and `linalg.generic`, tensor,
-/// arith, math) on statically shaped tensors, at the builder's current
-/// location, which `PathScope` sets to the module path (`loc("h.3.attn")`).
+/// arith, math) on statically shaped tensors. `PathScope` sets the module
+/// path the top-level ops created get as `zshard.path` (the root module's
+/// ops get none), and as their location (`loc("h.3.attn")`), which is debug
+/// information only.
 ///
 /// Dtypes: `act()` is the element type of parameters, activations and
 /// gradients (f32 or bf16). Arithmetic inside `linalg.generic` bodies is
@@ -30,6 +32,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <memory>
 #include <string>
 
 namespace zshard::gen {
@@ -92,7 +95,11 @@ struct Operand {
 /// Builds the ops of a step at the current module path.
 class StepBuilder {
 public:
+  /// Listens to `builder` (its listener is replaced) until destroyed.
   StepBuilder(mlir::ImplicitLocOpBuilder &builder, DType dtype);
+  ~StepBuilder();
+  StepBuilder(const StepBuilder &) = delete;
+  StepBuilder &operator=(const StepBuilder &) = delete;
 
   mlir::ImplicitLocOpBuilder &builder() { return b; }
   mlir::MLIRContext *context() { return b.getContext(); }
@@ -105,7 +112,8 @@ public:
   /// The name location of a module path (`""` is the root module).
   mlir::Location pathLoc(llvm::StringRef path);
 
-  /// While alive, every op created carries `loc(path)`.
+  /// While alive, every top-level op of the step created gets the module
+  /// path `path` and the location `loc(path)`.
   class PathScope {
   public:
     PathScope(StepBuilder &sb, llvm::StringRef path);
@@ -116,6 +124,7 @@ public:
   private:
     StepBuilder &sb;
     mlir::Location saved;
+    std::string savedPath;
   };
 
   //===--------------------------------------------------------------------===//
@@ -196,7 +205,14 @@ public:
   mlir::Value transpose(mlir::Value v, llvm::ArrayRef<int64_t> perm);
 
 private:
+  /// The module path the stamper gives, and sets it.
+  std::string getPath() const;
+  void setPath(llvm::StringRef path);
+
   mlir::ImplicitLocOpBuilder &b;
+  /// Gives the top-level ops of the step the current module path (a
+  /// ModulePathStamper, zshard/Analysis/ModulePaths.h).
+  std::unique_ptr<mlir::OpBuilder::Listener> stamper;
   DType dt;
   mlir::Type actType, f32Type, i32Type;
 };

@@ -17,10 +17,10 @@ def VerifyContract : Pass<"zshard-verify-contract", "::mlir::ModuleOp"> {
     init specs on every argument and result; optimizer state tied to an
     existing parameter of the same shape; one loss; one `param_out` per
     parameter and one `opt_state_out` per optimizer state; ops only from
-    func, linalg, tensor, arith, math and scf; a module path as a name location on
-    every top-level op; phases (derived by `PhaseAnalysis`) that agree with
-    any explicit `zshard.phase` and never flow backwards. Every diagnostic
-    names the offending argument, result or op.
+    func, linalg, tensor, arith, math and scf; phases (derived by
+    `PhaseAnalysis`) that agree with any explicit `zshard.phase` and never
+    flow backwards (the dialect checks the module paths, `zshard.path`).
+    Every diagnostic names the offending argument, result or op.
 
     The pass changes nothing; it fails on the first module that breaks a
     rule, after reporting every broken rule it finds.
@@ -30,6 +30,28 @@ def VerifyContract : Pass<"zshard-verify-contract", "::mlir::ModuleOp"> {
     Statistic<"numParamElements", "param-elements",
               "Parameter elements in the step">,
     Statistic<"numOps", "ops", "Top-level ops in the step">
+  ];
+}
+
+def PathsFromLocations
+    : Pass<"zshard-paths-from-locations", "::mlir::ModuleOp"> {
+  let summary = "Read module paths written as name locations into zshard.path";
+  let description = [{
+    Steps written before module paths were attributes carried them as name
+    locations (`loc("h.0.attn")`), which MLIR drops when it prints without
+    debug info. This pass gives every top-level op of the step that has no
+    `zshard.path` the path its name location spells, so that the passes
+    reading paths (`zshard-remat`) see it; a root path `loc("")` gives none.
+    Ops that already have a path, constants and the terminator are left
+    alone, and the location stays as debug information. A name that is not
+    a dotted path (identifiers and decimal indices joined by `.`) is an
+    error on that op.
+
+    `zshard-compile` and `zshard-opt --zshard-pipeline` run it first, so
+    both kinds of step compile.
+  }];
+  let statistics = [
+    Statistic<"numPaths", "paths", "Module paths read from locations">
   ];
 }
 

@@ -1,7 +1,7 @@
 // A hand-written training step for the pass tests: three linear layers
 // fc.0 (4 -> 6), fc.1 (6 -> 5), fc.2 (5 -> 3) with biases, batch 2, a
 // mean squared error loss, its backward written out, and one zshard.adamw
-// per parameter. Module paths are the ops' locations (`loc("fc.1")`).
+// per parameter. Module paths are the ops' zshard.path attributes.
 //
 // Per unit (one per layer) the flat sizes are fc.0 4*6+6 = 30,
 // fc.1 6*5+5 = 35, fc.2 5*3+3 = 18 elements.
@@ -63,40 +63,40 @@ func.func @train_step(
         tensor<5x3xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.2.weight.exp_avg_sq"},
         tensor<3xf32> {zshard.role = #zshard.role<opt_state_out>, zshard.name = "fc.2.bias.exp_avg_sq"})
     attributes {zshard.step} {
-  %zero = arith.constant 0.0 : f32 loc("")
+  %zero = arith.constant 0.0 : f32
 
   // Forward: h0 = x w0 + b0, h1 = h0 w1 + b1, y = h1 w2 + b2.
-  %e0 = tensor.empty() : tensor<2x6xf32> loc("fc.0")
-  %z0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x6xf32>) -> tensor<2x6xf32> loc("fc.0")
-  %p0 = linalg.matmul ins(%x, %w0 : tensor<2x4xf32>, tensor<4x6xf32>) outs(%z0 : tensor<2x6xf32>) -> tensor<2x6xf32> loc("fc.0")
-  %h0 = linalg.generic {indexing_maps = [#x, #row, #x], iterator_types = ["parallel", "parallel"]}
+  %e0 = tensor.empty() {zshard.path = "fc.0"} : tensor<2x6xf32>
+  %z0 = linalg.fill {zshard.path = "fc.0"} ins(%zero : f32) outs(%e0 : tensor<2x6xf32>) -> tensor<2x6xf32>
+  %p0 = linalg.matmul {zshard.path = "fc.0"} ins(%x, %w0 : tensor<2x4xf32>, tensor<4x6xf32>) outs(%z0 : tensor<2x6xf32>) -> tensor<2x6xf32>
+  %h0 = linalg.generic {zshard.path = "fc.0", indexing_maps = [#x, #row, #x], iterator_types = ["parallel", "parallel"]}
       ins(%p0, %b0 : tensor<2x6xf32>, tensor<6xf32>) outs(%e0 : tensor<2x6xf32>) {
     ^bb0(%in: f32, %bias: f32, %out: f32):
       %s = arith.addf %in, %bias : f32
       linalg.yield %s : f32
-    } -> tensor<2x6xf32> loc("fc.0")
-  %e1 = tensor.empty() : tensor<2x5xf32> loc("fc.1")
-  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x5xf32>) -> tensor<2x5xf32> loc("fc.1")
-  %p1 = linalg.matmul ins(%h0, %w1 : tensor<2x6xf32>, tensor<6x5xf32>) outs(%z1 : tensor<2x5xf32>) -> tensor<2x5xf32> loc("fc.1")
-  %h1 = linalg.generic {indexing_maps = [#x, #row, #x], iterator_types = ["parallel", "parallel"]}
+    } -> tensor<2x6xf32>
+  %e1 = tensor.empty() {zshard.path = "fc.1"} : tensor<2x5xf32>
+  %z1 = linalg.fill {zshard.path = "fc.1"} ins(%zero : f32) outs(%e1 : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %p1 = linalg.matmul {zshard.path = "fc.1"} ins(%h0, %w1 : tensor<2x6xf32>, tensor<6x5xf32>) outs(%z1 : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %h1 = linalg.generic {zshard.path = "fc.1", indexing_maps = [#x, #row, #x], iterator_types = ["parallel", "parallel"]}
       ins(%p1, %b1 : tensor<2x5xf32>, tensor<5xf32>) outs(%e1 : tensor<2x5xf32>) {
     ^bb0(%in: f32, %bias: f32, %out: f32):
       %s = arith.addf %in, %bias : f32
       linalg.yield %s : f32
-    } -> tensor<2x5xf32> loc("fc.1")
-  %e2 = tensor.empty() : tensor<2x3xf32> loc("fc.2")
-  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x3xf32>) -> tensor<2x3xf32> loc("fc.2")
-  %p2 = linalg.matmul ins(%h1, %w2 : tensor<2x5xf32>, tensor<5x3xf32>) outs(%z2 : tensor<2x3xf32>) -> tensor<2x3xf32> loc("fc.2")
-  %y = linalg.generic {indexing_maps = [#x, #row, #x], iterator_types = ["parallel", "parallel"]}
+    } -> tensor<2x5xf32>
+  %e2 = tensor.empty() {zshard.path = "fc.2"} : tensor<2x3xf32>
+  %z2 = linalg.fill {zshard.path = "fc.2"} ins(%zero : f32) outs(%e2 : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %p2 = linalg.matmul {zshard.path = "fc.2"} ins(%h1, %w2 : tensor<2x5xf32>, tensor<5x3xf32>) outs(%z2 : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %y = linalg.generic {zshard.path = "fc.2", indexing_maps = [#x, #row, #x], iterator_types = ["parallel", "parallel"]}
       ins(%p2, %b2 : tensor<2x3xf32>, tensor<3xf32>) outs(%e2 : tensor<2x3xf32>) {
     ^bb0(%in: f32, %bias: f32, %out: f32):
       %s = arith.addf %in, %bias : f32
       linalg.yield %s : f32
-    } -> tensor<2x3xf32> loc("fc.2")
+    } -> tensor<2x3xf32>
 
   // Loss = sum((y - t)^2) / 6 and its gradient dy = (y - t) / 3.
-  %le = tensor.empty() : tensor<f32> loc("")
-  %lz = linalg.fill ins(%zero : f32) outs(%le : tensor<f32>) -> tensor<f32> loc("")
+  %le = tensor.empty() : tensor<f32>
+  %lz = linalg.fill ins(%zero : f32) outs(%le : tensor<f32>) -> tensor<f32>
   %sq = linalg.generic {indexing_maps = [#x, #x, #all], iterator_types = ["reduction", "reduction"]}
       ins(%y, %t : tensor<2x3xf32>, tensor<2x3xf32>) outs(%lz : tensor<f32>) {
     ^bb0(%a: f32, %b: f32, %acc: f32):
@@ -104,15 +104,15 @@ func.func @train_step(
       %d2 = arith.mulf %d, %d : f32
       %s = arith.addf %acc, %d2 : f32
       linalg.yield %s : f32
-    } -> tensor<f32> loc("")
+    } -> tensor<f32>
   %loss = linalg.generic {indexing_maps = [#scalar, #scalar], iterator_types = []}
       ins(%sq : tensor<f32>) outs(%le : tensor<f32>) {
     ^bb0(%in: f32, %out: f32):
       %n = arith.constant 6.0 : f32
       %m = arith.divf %in, %n : f32
       linalg.yield %m : f32
-    } -> tensor<f32> loc("")
-  %dye = tensor.empty() : tensor<2x3xf32> loc("")
+    } -> tensor<f32>
+  %dye = tensor.empty() : tensor<2x3xf32>
   %dy = linalg.generic {indexing_maps = [#x, #x, #x], iterator_types = ["parallel", "parallel"]}
       ins(%y, %t : tensor<2x3xf32>, tensor<2x3xf32>) outs(%dye : tensor<2x3xf32>) {
     ^bb0(%a: f32, %b: f32, %out: f32):
@@ -120,77 +120,77 @@ func.func @train_step(
       %d = arith.subf %a, %b : f32
       %g = arith.mulf %d, %third : f32
       linalg.yield %g : f32
-    } -> tensor<2x3xf32> loc("")
+    } -> tensor<2x3xf32>
 
   // fc.2 backward: dh1 = dy w2^T, dw2 = h1^T dy, db2 = sum over rows of dy.
-  %dh1e = tensor.empty() : tensor<2x5xf32> loc("fc.2")
-  %dh1z = linalg.fill ins(%zero : f32) outs(%dh1e : tensor<2x5xf32>) -> tensor<2x5xf32> loc("fc.2")
-  %dh1 = linalg.matmul indexing_maps = [#a, #bt, #c] ins(%dy, %w2 : tensor<2x3xf32>, tensor<5x3xf32>) outs(%dh1z : tensor<2x5xf32>) -> tensor<2x5xf32> loc("fc.2")
-  %dw2e = tensor.empty() : tensor<5x3xf32> loc("fc.2")
-  %dw2z = linalg.fill ins(%zero : f32) outs(%dw2e : tensor<5x3xf32>) -> tensor<5x3xf32> loc("fc.2")
-  %dw2 = linalg.matmul indexing_maps = [#at, #b, #c] ins(%h1, %dy : tensor<2x5xf32>, tensor<2x3xf32>) outs(%dw2z : tensor<5x3xf32>) -> tensor<5x3xf32> loc("fc.2")
-  %db2e = tensor.empty() : tensor<3xf32> loc("fc.2")
-  %db2z = linalg.fill ins(%zero : f32) outs(%db2e : tensor<3xf32>) -> tensor<3xf32> loc("fc.2")
-  %db2 = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["reduction", "parallel"]}
+  %dh1e = tensor.empty() {zshard.path = "fc.2"} : tensor<2x5xf32>
+  %dh1z = linalg.fill {zshard.path = "fc.2"} ins(%zero : f32) outs(%dh1e : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %dh1 = linalg.matmul indexing_maps = [#a, #bt, #c] {zshard.path = "fc.2"} ins(%dy, %w2 : tensor<2x3xf32>, tensor<5x3xf32>) outs(%dh1z : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %dw2e = tensor.empty() {zshard.path = "fc.2"} : tensor<5x3xf32>
+  %dw2z = linalg.fill {zshard.path = "fc.2"} ins(%zero : f32) outs(%dw2e : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %dw2 = linalg.matmul indexing_maps = [#at, #b, #c] {zshard.path = "fc.2"} ins(%h1, %dy : tensor<2x5xf32>, tensor<2x3xf32>) outs(%dw2z : tensor<5x3xf32>) -> tensor<5x3xf32>
+  %db2e = tensor.empty() {zshard.path = "fc.2"} : tensor<3xf32>
+  %db2z = linalg.fill {zshard.path = "fc.2"} ins(%zero : f32) outs(%db2e : tensor<3xf32>) -> tensor<3xf32>
+  %db2 = linalg.generic {zshard.path = "fc.2", indexing_maps = [#x, #row], iterator_types = ["reduction", "parallel"]}
       ins(%dy : tensor<2x3xf32>) outs(%db2z : tensor<3xf32>) {
     ^bb0(%in: f32, %acc: f32):
       %s = arith.addf %acc, %in : f32
       linalg.yield %s : f32
-    } -> tensor<3xf32> loc("fc.2")
+    } -> tensor<3xf32>
 
   // fc.1 backward.
-  %dh0e = tensor.empty() : tensor<2x6xf32> loc("fc.1")
-  %dh0z = linalg.fill ins(%zero : f32) outs(%dh0e : tensor<2x6xf32>) -> tensor<2x6xf32> loc("fc.1")
-  %dh0 = linalg.matmul indexing_maps = [#a, #bt, #c] ins(%dh1, %w1 : tensor<2x5xf32>, tensor<6x5xf32>) outs(%dh0z : tensor<2x6xf32>) -> tensor<2x6xf32> loc("fc.1")
-  %dw1e = tensor.empty() : tensor<6x5xf32> loc("fc.1")
-  %dw1z = linalg.fill ins(%zero : f32) outs(%dw1e : tensor<6x5xf32>) -> tensor<6x5xf32> loc("fc.1")
-  %dw1 = linalg.matmul indexing_maps = [#at, #b, #c] ins(%h0, %dh1 : tensor<2x6xf32>, tensor<2x5xf32>) outs(%dw1z : tensor<6x5xf32>) -> tensor<6x5xf32> loc("fc.1")
-  %db1e = tensor.empty() : tensor<5xf32> loc("fc.1")
-  %db1z = linalg.fill ins(%zero : f32) outs(%db1e : tensor<5xf32>) -> tensor<5xf32> loc("fc.1")
-  %db1 = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["reduction", "parallel"]}
+  %dh0e = tensor.empty() {zshard.path = "fc.1"} : tensor<2x6xf32>
+  %dh0z = linalg.fill {zshard.path = "fc.1"} ins(%zero : f32) outs(%dh0e : tensor<2x6xf32>) -> tensor<2x6xf32>
+  %dh0 = linalg.matmul indexing_maps = [#a, #bt, #c] {zshard.path = "fc.1"} ins(%dh1, %w1 : tensor<2x5xf32>, tensor<6x5xf32>) outs(%dh0z : tensor<2x6xf32>) -> tensor<2x6xf32>
+  %dw1e = tensor.empty() {zshard.path = "fc.1"} : tensor<6x5xf32>
+  %dw1z = linalg.fill {zshard.path = "fc.1"} ins(%zero : f32) outs(%dw1e : tensor<6x5xf32>) -> tensor<6x5xf32>
+  %dw1 = linalg.matmul indexing_maps = [#at, #b, #c] {zshard.path = "fc.1"} ins(%h0, %dh1 : tensor<2x6xf32>, tensor<2x5xf32>) outs(%dw1z : tensor<6x5xf32>) -> tensor<6x5xf32>
+  %db1e = tensor.empty() {zshard.path = "fc.1"} : tensor<5xf32>
+  %db1z = linalg.fill {zshard.path = "fc.1"} ins(%zero : f32) outs(%db1e : tensor<5xf32>) -> tensor<5xf32>
+  %db1 = linalg.generic {zshard.path = "fc.1", indexing_maps = [#x, #row], iterator_types = ["reduction", "parallel"]}
       ins(%dh1 : tensor<2x5xf32>) outs(%db1z : tensor<5xf32>) {
     ^bb0(%in: f32, %acc: f32):
       %s = arith.addf %acc, %in : f32
       linalg.yield %s : f32
-    } -> tensor<5xf32> loc("fc.1")
+    } -> tensor<5xf32>
 
   // fc.0 backward (no input gradient).
-  %dw0e = tensor.empty() : tensor<4x6xf32> loc("fc.0")
-  %dw0z = linalg.fill ins(%zero : f32) outs(%dw0e : tensor<4x6xf32>) -> tensor<4x6xf32> loc("fc.0")
-  %dw0 = linalg.matmul indexing_maps = [#at, #b, #c] ins(%x, %dh0 : tensor<2x4xf32>, tensor<2x6xf32>) outs(%dw0z : tensor<4x6xf32>) -> tensor<4x6xf32> loc("fc.0")
-  %db0e = tensor.empty() : tensor<6xf32> loc("fc.0")
-  %db0z = linalg.fill ins(%zero : f32) outs(%db0e : tensor<6xf32>) -> tensor<6xf32> loc("fc.0")
-  %db0 = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["reduction", "parallel"]}
+  %dw0e = tensor.empty() {zshard.path = "fc.0"} : tensor<4x6xf32>
+  %dw0z = linalg.fill {zshard.path = "fc.0"} ins(%zero : f32) outs(%dw0e : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %dw0 = linalg.matmul indexing_maps = [#at, #b, #c] {zshard.path = "fc.0"} ins(%x, %dh0 : tensor<2x4xf32>, tensor<2x6xf32>) outs(%dw0z : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %db0e = tensor.empty() {zshard.path = "fc.0"} : tensor<6xf32>
+  %db0z = linalg.fill {zshard.path = "fc.0"} ins(%zero : f32) outs(%db0e : tensor<6xf32>) -> tensor<6xf32>
+  %db0 = linalg.generic {zshard.path = "fc.0", indexing_maps = [#x, #row], iterator_types = ["reduction", "parallel"]}
       ins(%dh0 : tensor<2x6xf32>) outs(%db0z : tensor<6xf32>) {
     ^bb0(%in: f32, %acc: f32):
       %s = arith.addf %acc, %in : f32
       linalg.yield %s : f32
-    } -> tensor<6xf32> loc("fc.0")
+    } -> tensor<6xf32>
 
   // AdamW, weight decay on the weights only.
   %nw0, %nmw0, %nvw0 = zshard.adamw textbook %w0, %dw0, %mw0, %vw0 lr %lr step %step
       betas(0.9, 0.95) eps(1.0e-08) weight_decay(0.1)
-      : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32> loc("fc.0")
+      {zshard.path = "fc.0"} : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>
   %nb0, %nmb0, %nvb0 = zshard.adamw textbook %b0, %db0, %mb0, %vb0 lr %lr step %step
       betas(0.9, 0.95) eps(1.0e-08) weight_decay(0.0)
-      : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32> loc("fc.0")
+      {zshard.path = "fc.0"} : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>
   %nw1, %nmw1, %nvw1 = zshard.adamw textbook %w1, %dw1, %mw1, %vw1 lr %lr step %step
       betas(0.9, 0.95) eps(1.0e-08) weight_decay(0.1)
-      : tensor<6x5xf32>, tensor<6x5xf32>, tensor<6x5xf32>, tensor<6x5xf32> loc("fc.1")
+      {zshard.path = "fc.1"} : tensor<6x5xf32>, tensor<6x5xf32>, tensor<6x5xf32>, tensor<6x5xf32>
   %nb1, %nmb1, %nvb1 = zshard.adamw textbook %b1, %db1, %mb1, %vb1 lr %lr step %step
       betas(0.9, 0.95) eps(1.0e-08) weight_decay(0.0)
-      : tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32> loc("fc.1")
+      {zshard.path = "fc.1"} : tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>
   %nw2, %nmw2, %nvw2 = zshard.adamw textbook %w2, %dw2, %mw2, %vw2 lr %lr step %step
       betas(0.9, 0.95) eps(1.0e-08) weight_decay(0.1)
-      : tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32> loc("fc.2")
+      {zshard.path = "fc.2"} : tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>
   %nb2, %nmb2, %nvb2 = zshard.adamw textbook %b2, %db2, %mb2, %vb2 lr %lr step %step
       betas(0.9, 0.95) eps(1.0e-08) weight_decay(0.0)
-      : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32> loc("fc.2")
+      {zshard.path = "fc.2"} : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
 
   return %loss, %nw0, %nb0, %nw1, %nb1, %nw2, %nb2,
          %nmw0, %nmb0, %nmw1, %nmb1, %nmw2, %nmb2,
          %nvw0, %nvb0, %nvw1, %nvb1, %nvw2, %nvb2
       : tensor<f32>, tensor<4x6xf32>, tensor<6xf32>, tensor<6x5xf32>, tensor<5xf32>, tensor<5x3xf32>, tensor<3xf32>,
         tensor<4x6xf32>, tensor<6xf32>, tensor<6x5xf32>, tensor<5xf32>, tensor<5x3xf32>, tensor<3xf32>,
-        tensor<4x6xf32>, tensor<6xf32>, tensor<6x5xf32>, tensor<5xf32>, tensor<5x3xf32>, tensor<3xf32> loc("")
+        tensor<4x6xf32>, tensor<6xf32>, tensor<6x5xf32>, tensor<5xf32>, tensor<5x3xf32>, tensor<3xf32>
 }

@@ -15,6 +15,7 @@
 #include "zshard/Dialect/ZShard/IR/ZShardAttrs.h"
 #include "zshard/Dialect/ZShard/IR/ZShardContract.h"
 #include "zshard/Dialect/ZShard/IR/ZShardDialect.h"
+#include "zshard/Support/DottedPath.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -274,12 +275,23 @@ LogicalResult ZShardDialect::verifyRegionResultAttribute(Operation *op,
 
 LogicalResult ZShardDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
-  // Of the `zshard.*` attributes an op carries, the phase and the memory
-  // category are typed; the others (zshard.step, zshard.remat, ...) are the
-  // passes' to read.
+  // Of the `zshard.*` attributes an op carries, the module path, the phase
+  // and the memory category are checked here; the others (zshard.step,
+  // zshard.remat, ...) are the passes' to read.
   Attribute value = attr.getValue();
   auto text = dyn_cast<StringAttr>(value);
   std::string typed;
+  if (attr.getName() == contract::kPath) {
+    if (!text)
+      return wrongKind(op, "the", attr, "a module path string", "\"h.0.attn\"",
+                       "");
+    if (!isValidDottedPath(text.getValue(), /*allowEmpty=*/true))
+      return op->emitOpError()
+             << "module path \"" << text.getValue()
+             << "\" is not a dotted path (identifiers and decimal indices "
+                "joined by '.', such as \"h.0.attn\")";
+    return success();
+  }
   if (attr.getName() == contract::kPhase && !isa<PhaseAttr>(value)) {
     if (text && symbolizePhase(text.getValue()))
       typed = ("#zshard.phase<" + text.getValue() + ">").str();

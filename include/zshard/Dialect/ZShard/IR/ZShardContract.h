@@ -32,6 +32,10 @@ inline constexpr llvm::StringLiteral kName = "zshard.name";
 inline constexpr llvm::StringLiteral kInit = "zshard.init";
 /// On opt_state arguments: the parameter it belongs to, a string.
 inline constexpr llvm::StringLiteral kParam = "zshard.param";
+/// On top-level ops of the step: the module path the op belongs to, a
+/// dotted path string (`"h.3.attn"`); an op without one belongs to the root
+/// module (zshard/Analysis/ModulePaths.h).
+inline constexpr llvm::StringLiteral kPath = "zshard.path";
 /// On top-level ops of the step: the phase, a #zshard.phase.
 inline constexpr llvm::StringLiteral kPhase = "zshard.phase";
 /// On a memref.alloc a lowering made: what it holds, a #zshard.category.
