@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -105,6 +106,43 @@ bool afterForward(PhaseAnalysis &phases, Operation *op) {
   return phase && *phase != Phase::Forward;
 }
 
+/// Moves each memory-free backward op that sits inside the forward (before
+/// the last forward op) down to right before its first user. The exporter
+/// writes such ops where torch computed them: LayerNorm's saved statistics
+/// reshaped for its backward, right after the forward op. Left there, they
+/// would read a checkpointed block's values before its forward ends and no
+/// block could be recomputed. Users move first, so a chain moves together.
+/// Returns how many ops moved.
+int64_t sinkEarlyBackward(Block &body, PhaseAnalysis &phases) {
+  Operation *lastForward = nullptr;
+  for (Operation &op : body.without_terminator())
+    if (phases.getPhase(&op) == Phase::Forward)
+      lastForward = &op;
+  if (!lastForward)
+    return 0;
+  SmallVector<Operation *> early;
+  for (Operation &op : body.without_terminator()) {
+    if (&op == lastForward)
+      break;
+    if (afterForward(phases, &op) && isMemoryEffectFree(&op))
+      early.push_back(&op);
+  }
+  int64_t moved = 0;
+  for (Operation *op : llvm::reverse(early)) {
+    Operation *firstUser = nullptr;
+    for (Operation *user : op->getUsers()) {
+      Operation *top = body.findAncestorOpInBlock(*user);
+      if (top && (!firstUser || top->isBeforeInBlock(firstUser)))
+        firstUser = top;
+    }
+    if (!firstUser || firstUser == op->getNextNode())
+      continue;
+    op->moveBefore(firstUser);
+    ++moved;
+  }
+  return moved;
+}
+
 SmallVector<Operation *> RematPass::recomputeSet(const RematBlock &block,
                                                  ArrayRef<Value> saved) {
   llvm::SmallPtrSet<Operation *, 16> set;
@@ -154,6 +192,9 @@ void RematPass::runOnOperation() {
   if (failed(phaseAnalysis.run()))
     return fail("cannot derive the phases of the step");
   phases = &phaseAnalysis;
+
+  if (!none)
+    numSunk += sinkEarlyBackward(body, phaseAnalysis);
 
   std::optional<SmallVector<StringRef>> patternParts =
       parsePathPattern(pattern);

@@ -25,7 +25,7 @@ losses must still be torch's mean over the global batch's counted labels
 usage: hf_models.py --family llama|mistral|qwen2|gpt2 --attn eager|sdpa --work DIR
                     [--bin BUILD/bin] [--ranks 4] [--strategy full_shard] [--steps 10]
                     [--tied 0|1] [--window W] [--mask] [--uneven-labels] [--microbatches K]
-                    [--opt -O1] [--mpiexec 'mpiexec -n 4']
+                    [--remat POLICY] [--opt -O1] [--mpiexec 'mpiexec -n 4']
 """
 
 import argparse
@@ -88,6 +88,8 @@ def main():
     p.add_argument("--uneven-labels", action="store_true",
                    help="ignore more labels in later rows, so ranks count different numbers")
     p.add_argument("--microbatches", type=int, default=1)
+    p.add_argument("--remat", default=None,
+                   help="zshard-compile --remat policy; every decoder layer must be checkpointed")
     p.add_argument("--mpiexec", default="")
     p.add_argument("--opt", default="-O1",
                    help="zshard-compile's LLVM level: -O1 compiles these steps in a quarter "
@@ -126,9 +128,16 @@ def main():
     tied = model.config.tie_word_embeddings
     if tied and "lm_head.weight" in meta["params"]:
         sys.exit("FAIL: the tied head is exported as a second parameter")
-    common.run([common.tool("zshard-compile"), w("step.mlir"), "--strategy", args.strategy,
-                "--ranks", str(n), "--wrap", "transformer=" + hf.LAYER_CLASSES[args.family],
-                "--microbatches", str(args.microbatches), args.opt, "-o", w("step.zsa")])
+    compile_cmd = [common.tool("zshard-compile"), w("step.mlir"), "--strategy", args.strategy,
+                   "--ranks", str(n), "--wrap", "transformer=" + hf.LAYER_CLASSES[args.family],
+                   "--microbatches", str(args.microbatches)]
+    checkpointed = None
+    if args.remat:
+        compile_cmd.append("--remat=" + args.remat)
+        common.run(compile_cmd + ["--compile-to=remat", "-o", w("remat.mlir")])
+        checkpointed = sorted(set(re.findall(r'zshard.remat = "([^"]*)"',
+                                             open(w("remat.mlir")).read())))
+    common.run(compile_cmd + [args.opt, "-o", w("step.zsa")])
     manifest = json.load(open(w("step.zsa/manifest.json")))
     units = [u["name"] for u in manifest.get("units", [])]
 
@@ -166,6 +175,7 @@ def main():
                       "sliding_window": getattr(model.config, "sliding_window", None), "ranks": n,
                       "strategy": args.strategy, "units": units,
                       "microbatches": args.microbatches, "labels_per_rank": counted,
+                      "remat": args.remat, "checkpointed": checkpointed,
                       "backend": "mpi" if args.mpiexec else "local",
                       "max_rel_loss_diff_vs_torch_f32": max(rel, default=None),
                       "zshard": got, "torch": want, "judged": reports}))
@@ -177,6 +187,9 @@ def main():
     if sorted(layer_units) != sorted(expected):
         sys.exit(f"FAIL: --wrap transformer={hf.LAYER_CLASSES[args.family]} gave units "
                  f"{units}: expected one per decoder layer, {expected}")
+    if args.remat and checkpointed != sorted(expected):
+        sys.exit(f"FAIL: --remat={args.remat} checkpointed {checkpointed}: expected every "
+                 f"decoder layer, {expected}")
     bad = [(s, a, b) for s, (a, b) in enumerate(zip(got, want)) if abs(a - b) > REL * abs(b)]
     if bad:
         s, a, b = bad[0]

@@ -406,6 +406,13 @@ def Remat : Pass<"zshard-remat", "::mlir::ModuleOp"> {
     so losses are unchanged. Runs on the unsharded step, before
     `--zshard-shard` (the backward gather then covers the parameters the
     clones read).
+
+    Backward ops without memory effects that sit inside the forward (the
+    exporter writes LayerNorm's statistics reshaped for its backward right
+    where torch computed them) first move down to their first user, so
+    that the backward starts after the forward ends; a block whose forward
+    values backward still reads before the forward ends is not
+    checkpointed (a remark says so).
   }];
   let options = [
     Option<"policy", "policy", "::mlir::zshard::RematPolicy",
@@ -420,7 +427,9 @@ def Remat : Pass<"zshard-remat", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
   let statistics = [
     Statistic<"numBlocks", "blocks", "Blocks checkpointed">,
-    Statistic<"numCloned", "cloned", "Forward ops cloned into backward">
+    Statistic<"numCloned", "cloned", "Forward ops cloned into backward">,
+    Statistic<"numSunk", "sunk",
+              "Backward ops moved out of the forward to their first user">
   ];
 }
 

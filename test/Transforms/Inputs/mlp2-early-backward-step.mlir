@@ -2,8 +2,8 @@
 // op that only the backward needs: the ReLU's mask (h0 > 0), placed between
 // the bias add and the ReLU, as a frontend may place it. The mask is in the
 // backward phase (the loss does not depend on it) yet sits before the end
-// of fc.0's forward, so zshard-remat cannot recompute fc.0 in front of the
-// backward's first read of it (test/Transforms/zshard-remat-rules.mlir).
+// of fc.0's forward; zshard-remat moves it down to its first user before it
+// checkpoints fc.0 (test/Transforms/zshard-remat-rules.mlir).
 //
 // Not a test (lit excludes Inputs/).
 
