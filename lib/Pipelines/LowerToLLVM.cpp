@@ -38,6 +38,9 @@ void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
   pm.addPass(zshard::createLowerAdamW());
   // A batch mean left after sharding is over one slice: its input.
   pm.addPass(zshard::createLowerBatchMeans());
+  // Units and checkpointing have read the module paths; CSE merges
+  // identical ops of different modules only without them.
+  pm.addPass(zshard::createDropModulePaths());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Collectives over one rank have folded away above; the rest call the

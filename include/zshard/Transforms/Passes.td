@@ -55,6 +55,20 @@ def PathsFromLocations
   ];
 }
 
+def DropModulePaths : Pass<"zshard-drop-module-paths", "::mlir::ModuleOp"> {
+  let summary = "Drop the zshard.path attributes once nothing reads them";
+  let description = [{
+    Module paths tell units, checkpointing and the hints which module an op
+    belongs to; the bufferized step needs none of that. The bufferization
+    pipeline (`--zshard-bufferize-step`, the plan phase) drops them first,
+    so that CSE merges identical ops of different modules (the zero-fills
+    of same-shaped products, say), as it did when paths were locations.
+  }];
+  let statistics = [
+    Statistic<"numDropped", "dropped", "Module paths dropped">
+  ];
+}
+
 def AnnotatePhases : Pass<"zshard-annotate-phases", "::mlir::ModuleOp"> {
   let summary = "Write each op's derived phase as a zshard.phase attribute";
   let description = [{
