@@ -47,9 +47,13 @@ bool initFitsDType(const InitSpec &spec, DType dtype);
 
 /// Writes elements [begin, end) of tensor \p name (of \p dtype, initialised as
 /// \p spec says under run seed \p seed) to \p out, element begin first.
-/// \p spec must fit \p dtype (initFitsDType) and not be param.
+/// \p spec must fit \p dtype (initFitsDType) and not be param. Draws of
+/// many elements (normal, uniform) run on up to \p threads threads (0: the
+/// machine's hardware threads), each on its own elements; every element's
+/// value depends on its index only, so the result is the same on any count.
 void initTensor(const InitSpec &spec, std::string_view name, uint64_t seed,
-                DType dtype, uint64_t begin, uint64_t end, void *out);
+                DType dtype, uint64_t begin, uint64_t end, void *out,
+                unsigned threads = 0);
 
 /// The "param" init: writes elements [begin, end) of the parameter at
 /// \p param (of \p paramType, element begin first) to \p out as \p dtype,

@@ -164,6 +164,24 @@ TEST(InitSpecTest, SlicesEqualTheWhole) {
     }
 }
 
+// Tests that a draw split over threads gives the values one thread gives,
+// for element counts that split unevenly (the last range shorter).
+TEST(InitSpecTest, ThreadsGiveTheSameValues) {
+  const uint64_t begin = 12345, end = begin + 5 * (uint64_t(1) << 17) + 7;
+  for (const char *spec : {"normal(0.5, 2)", "uniform(-3, 0.25)"})
+    for (DType dtype : {DType::F32, DType::BF16}) {
+      SCOPED_TRACE(std::string(spec) + " " + manifestName(dtype));
+      InitSpec parsed = parseInitSpec(spec);
+      size_t bytes = (end - begin) * dtypeSize(dtype);
+      std::vector<unsigned char> one(bytes), several(bytes, 0xAB);
+      initTensor(parsed, "h.0.attn.c_attn.weight", 3, dtype, begin, end,
+                 one.data(), /*threads=*/1);
+      initTensor(parsed, "h.0.attn.c_attn.weight", 3, dtype, begin, end,
+                 several.data(), /*threads=*/3);
+      ASSERT_EQ(one, several);
+    }
+}
+
 // Tests the values: names and seeds change them, ones and zeros are exact,
 // uniform stays in [LOW, HIGH), normal has the asked mean and spread.
 TEST(InitSpecTest, Values) {
