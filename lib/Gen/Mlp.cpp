@@ -6,7 +6,7 @@
 //
 // h_0 = x, h_{i+1} = gelu(h_i @ W_i + b_i) for i < L-1, y = h_{L-1} @ W + b,
 // loss = mse(y, target) or xent(y, labels). Layer i's ops (its linear and the
-// GELU after it) carry `loc("fc.<i>")`, the loss `loc("")`.
+// GELU after it) carry the module path `fc.<i>` (zshard.path), the loss none.
 //
 //===----------------------------------------------------------------------===//
 
