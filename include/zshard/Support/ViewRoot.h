@@ -1,4 +1,4 @@
-//===- ViewRoot.h - The buffer a memref view reads -------------*- C++ -*-===//
+//===- ViewRoot.h - The buffer a memref view reads --------------*- C++ -*-===//
 //
 // Part of the zshard project.
 //
