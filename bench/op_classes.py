@@ -293,7 +293,12 @@ def perf_samples(args, artifact, work):
             continue
         time = float(when.group(1))
         if not any(dso.endswith("step.so") for _, dso in frames):
-            samples.append((time, None, None))
+            # oneDNN's matmul runs JIT code without unwind tables (perf
+            # names it by its /tmp/perf-PID.map): the stack ends there.
+            # Nothing else in zshard-run generates code at run time.
+            leaf_dso = frames[0][1]
+            jit = re.search(r"/perf-\d+\.map$", leaf_dso) or "libdnnl" in leaf_dso
+            samples.append((time, "matmul" if jit else None, frames[0][0]))
             continue
         leaf = frames[0][0]
         target = "glue"

@@ -24,6 +24,8 @@ struct StepGemmCounters {
   double seconds = 0;
   double flops = 0;
   uint64_t calls = 0;
+  /// The f32 calls that oneDNN ran (cpu/DnnlGemm.h).
+  uint64_t dnnlCalls = 0;
 };
 
 /// The calling thread's counters.

@@ -26,7 +26,7 @@
 #include "step/Fatal.h"
 #include "step/StepGemm.h"
 #ifdef ZSHARD_HAS_DNNL
-#include "cpu/DnnlGemmBf16.h"
+#include "cpu/DnnlGemm.h"
 #endif
 
 #include "zshard/runtime/zshard_rt.h"

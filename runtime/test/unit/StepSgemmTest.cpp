@@ -36,8 +36,8 @@ std::string describe(const BatchCase &c) {
 /// Runs zshard_rt_step_sgemm on random data and compares with naive loops in
 /// double; padding and gaps must come out untouched. Accumulating, C starts
 /// random (it must be added to); overwriting, C's matrices start NaN (they
-/// must never be read).
-void checkAgainstNaive(const BatchCase &c, unsigned seed, bool accumulate) {
+/// must never be read). Returns how many of its calls oneDNN ran (0 or 1).
+uint64_t checkAgainstNaive(const BatchCase &c, unsigned seed, bool accumulate) {
   SCOPED_TRACE(describe(c) + " accumulate=" + std::to_string(accumulate));
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -63,11 +63,13 @@ void checkAgainstNaive(const BatchCase &c, unsigned seed, bool accumulate) {
   std::vector<float> in = out;
 
   uint64_t callsBefore = zshard_rt_step_sgemm_calls();
+  uint64_t dnnlBefore = zshard_rt_step_sgemm_dnnl_calls();
   double flopsBefore = zshard_rt_step_sgemm_flops();
   zshard_rt_step_sgemm(c.transA, c.transB, c.batch, c.m, c.n, c.k, a.data(),
                        lda, strideA, b.data(), ldb, strideB, out.data(), ldc,
                        strideC, accumulate ? 1 : 0);
   EXPECT_EQ(zshard_rt_step_sgemm_calls(), callsBefore + 1);
+  uint64_t dnnlCalls = zshard_rt_step_sgemm_dnnl_calls() - dnnlBefore;
   EXPECT_EQ(zshard_rt_step_sgemm_flops() - flopsBefore,
             2.0 * c.batch * c.m * c.n * c.k);
 
@@ -87,16 +89,31 @@ void checkAgainstNaive(const BatchCase &c, unsigned seed, bool accumulate) {
         written[at] = true;
         double before = accumulate ? in[at] : 0.0;
         double want = before + sum;
-        ASSERT_LE(std::fabs(out[at] - want),
+        EXPECT_LE(std::fabs(out[at] - want),
                   1e-5 * (magnitude + std::fabs(before)) + 1e-30)
             << "matrix " << i << " at (" << r << ", " << col << ")";
+        if (::testing::Test::HasFailure())
+          return dnnlCalls;
       }
   }
   for (size_t at = 0; at < out.size(); ++at) {
     if (!written[at]) {
-      ASSERT_EQ(out[at], in[at]) << "padding or gap written at " << at;
+      EXPECT_EQ(out[at], in[at]) << "padding or gap written at " << at;
+      if (::testing::Test::HasFailure())
+        return dnnlCalls;
     }
   }
+  return dnnlCalls;
+}
+
+/// Whether oneDNN has batch-reduce GEMM kernels for this CPU (its
+/// avx512_core ISA: AVX-512 F, BW, VL and DQ).
+bool cpuHasBrgemm() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512dq");
 }
 
 } // namespace
@@ -115,9 +132,40 @@ TEST(StepSgemmTest, MatchesNaiveForAllTransposesAndStrides) {
         for (int64_t pad : {0, 2})
           for (int64_t gap : {0, 5})
             for (bool accumulate : {true, false})
-              checkAgainstNaive(
+              EXPECT_EQ(checkAgainstNaive(
+                            {s[0], s[1], s[2], s[3], transA, transB, pad, gap},
+                            seed++, accumulate),
+                        0u)
+                  << "a product below 2^21 multiply-adds went to oneDNN";
+}
+
+// Tests products of at least 2^21 multiply-adds a matrix, which go to
+// oneDNN's matmul where it has batch-reduce GEMM kernels for the CPU, the
+// same way; dense single matrices must take that path there.
+TEST(StepSgemmTest, LargeProductsMatchNaive) {
+  const int64_t shapes[][4] = {{1, 130, 129, 131}, {2, 97, 160, 140}};
+  unsigned seed = 1000;
+  uint64_t denseOnDnnl = 0, dense = 0;
+  for (bool transA : {false, true})
+    for (bool transB : {false, true})
+      for (const auto &s : shapes)
+        for (int64_t pad : {0, 3})
+          for (int64_t gap : {0, 5})
+            for (bool accumulate : {true, false}) {
+              uint64_t onDnnl = checkAgainstNaive(
                   {s[0], s[1], s[2], s[3], transA, transB, pad, gap}, seed++,
                   accumulate);
+              if (s[0] == 1 && pad == 0 && gap == 0) {
+                ++dense;
+                denseOnDnnl += onDnnl;
+              }
+            }
+#ifdef ZSHARD_HAS_DNNL
+  EXPECT_EQ(denseOnDnnl, cpuHasBrgemm() ? dense : 0u);
+#else
+  (void)cpuHasBrgemm;
+  EXPECT_EQ(denseOnDnnl, 0u); // built without oneDNN
+#endif
 }
 
 // Tests that a batch stride of 0 for A or B broadcasts one matrix to all.

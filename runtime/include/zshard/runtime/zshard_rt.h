@@ -279,10 +279,12 @@ ZSHARD_RT_API zshard_rt_mem_ctx *zshard_rt_default_mem_ctx(void);
 /// A_i is stored m x k (k x m when \p transA is nonzero) with row stride
 /// \p lda; op(B_i) is k x n with \p ldb; C_i is m x n with \p ldc. Empty
 /// products (batch, m or n of 0, or k of 0 when accumulating) leave C
-/// unchanged; k of 0 without accumulating zeroes C. Backed by cblas_sgemm
-/// on the calling thread. The time spent, the floating-point operations
-/// (2*m*n*k per matrix) and the calls are added to the calling thread's
-/// counters.
+/// unchanged; k of 0 without accumulating zeroes C. Runs on the calling
+/// thread: on oneDNN's matmul where oneDNN has batch-reduce GEMM kernels for
+/// the CPU (AVX-512 and above) and a matrix takes at least 2^21
+/// multiply-adds, else on cblas_sgemm. The time spent, the floating-point
+/// operations (2*m*n*k per matrix) and the calls are added to the calling
+/// thread's counters.
 ZSHARD_RT_API void zshard_rt_step_sgemm(int32_t transA, int32_t transB,
                                         int64_t batch, int64_t m, int64_t n,
                                         int64_t k, const float *a, int64_t lda,
@@ -324,6 +326,11 @@ ZSHARD_RT_API double zshard_rt_step_sgemm_flops(void);
 /// Number of the calling thread's zshard_rt_step_sgemm() calls, counted like
 /// zshard_rt_step_sgemm_seconds().
 ZSHARD_RT_API uint64_t zshard_rt_step_sgemm_calls(void);
+
+/// Number of the calling thread's zshard_rt_step_sgemm() calls that oneDNN
+/// ran (the rest went to cblas_sgemm), counted like
+/// zshard_rt_step_sgemm_seconds().
+ZSHARD_RT_API uint64_t zshard_rt_step_sgemm_dnnl_calls(void);
 
 /// Sets the calling thread's sgemm counters to zero.
 ZSHARD_RT_API void zshard_rt_step_sgemm_reset_counters(void);

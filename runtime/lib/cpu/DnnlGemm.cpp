@@ -1,10 +1,10 @@
-//===- DnnlGemmBf16.cpp - bf16 products on oneDNN -------------------------===//
+//===- DnnlGemm.cpp - Step products on oneDNN's matmul --------------------===//
 //
 // Part of the zshard project.
 //
 //===----------------------------------------------------------------------===//
 
-#include "cpu/DnnlGemmBf16.h"
+#include "cpu/DnnlGemm.h"
 
 #include "step/Fatal.h"
 
@@ -14,6 +14,7 @@
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -25,11 +26,10 @@ using namespace zshard::rt;
 
 namespace {
 
-constexpr const char *entry = "zshard_rt_step_gemm_bf16";
-
-/// A product's layout: what a matmul primitive is made for.
-using Key = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int, int,
-                       int, int64_t, int64_t, int64_t, bool>;
+/// A product's layout and operand type: what a matmul primitive is made for.
+using Key =
+    std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int, int, int,
+               int64_t, int64_t, int64_t, bool, dnnl::memory::data_type>;
 
 /// The memory descriptor of the batch of row-major matrices `rows x cols`
 /// (or their transposes, read through strides) with leading dimension `ld`
@@ -49,8 +49,9 @@ dnnl::memory::desc describe(dnnl::memory::data_type type, int64_t batch,
   return dnnl::memory::desc(dims{batchDim, rows, cols}, type, strides);
 }
 
-/// A matmul primitive and what it was made from; none when oneDNN has only
-/// its reference kernel for the layout (slower than widening for sgemm).
+/// A matmul primitive and what it was made from; none when oneDNN has no
+/// kernel for the layout that beats the fallback (only its reference kernel
+/// for bf16; anything but a batch-reduce GEMM for f32).
 struct Matmul {
   dnnl::matmul::primitive_desc desc;
   std::optional<dnnl::matmul> op;
@@ -61,7 +62,8 @@ struct Primitives {
   std::mutex mutex;
   std::map<Key, Matmul> cache;
 
-  /// The matmul for `key`'s layout: C += A B (the sum post-op) or C = A B.
+  /// The matmul for `key`'s layout and operand type: C += A B (the sum
+  /// post-op) or C = A B, with an f32 C.
   Matmul get(const Key &key, const StepGemmShape &s, int64_t strideA,
              int64_t strideB, int64_t strideC) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -69,10 +71,11 @@ struct Primitives {
     if (found != cache.end())
       return found->second;
     using type = dnnl::memory::data_type;
+    type operands = std::get<13>(key);
     dnnl::memory::desc a =
-        describe(type::bf16, s.batch, s.m, s.k, s.lda, strideA, s.transA);
+        describe(operands, s.batch, s.m, s.k, s.lda, strideA, s.transA);
     dnnl::memory::desc b =
-        describe(type::bf16, s.batch, s.k, s.n, s.ldb, strideB, s.transB);
+        describe(operands, s.batch, s.k, s.n, s.ldb, strideB, s.transB);
     dnnl::memory::desc c =
         describe(type::f32, s.batch, s.m, s.n, s.ldc, strideC, false);
     dnnl::primitive_attr attr;
@@ -82,12 +85,15 @@ struct Primitives {
       attr.set_post_ops(sum);
     }
     // Scratch from the caller, per call: rank threads run one primitive at
-    // once safely, and the scratch is charged like the widened panels.
+    // once safely (ScratchPolicy).
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::matmul::primitive_desc desc(dnnl::matmul::desc(a, b, c), attr,
                                       engine);
+    std::string impl = desc.impl_info_str();
+    bool faster = operands == type::f32 ? impl.rfind("brg", 0) == 0
+                                        : impl.rfind("ref", 0) != 0;
     std::optional<dnnl::matmul> op;
-    if (std::string(desc.impl_info_str()).rfind("ref", 0) != 0)
+    if (faster)
       op = dnnl::matmul(desc);
     return cache.emplace(key, Matmul{desc, op}).first->second;
   }
@@ -111,12 +117,46 @@ bool zshard::rt::hasNativeBf16Gemm() {
   return native;
 }
 
-bool zshard::rt::dnnlGemmBf16(const StepGemmShape &s, const uint16_t *a,
-                              int64_t strideA, const uint16_t *b,
-                              int64_t strideB, float *c, int64_t strideC) {
+namespace {
+
+/// Where a call's oneDNN scratch comes from. bf16 products charge it to
+/// `other` of the current memory context for the call, like the widened
+/// panels of their fallback. f32 products replace cblas_sgemm, whose working
+/// buffers the memory plan does not count either, so theirs is the BLAS's
+/// own: one block per thread, kept and grown to the largest call's need
+/// (under 1 MiB on a transformer step's products), outside the plan.
+enum class ScratchPolicy { ChargeToOther, ThreadBuffer };
+
+/// The calling thread's f32 scratch, at least `bytes` of it.
+void *threadScratch(size_t bytes) {
+  struct Buffer {
+    void *data = nullptr;
+    size_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffer;
+  if (buffer.size < bytes) {
+    std::free(buffer.data);
+    size_t rounded = (bytes + 63) / 64 * 64;
+    buffer.data = std::aligned_alloc(64, rounded);
+    if (!buffer.data)
+      stepFatal("zshard_rt_step_sgemm", "cannot allocate %zu bytes of scratch",
+                rounded);
+    buffer.size = rounded;
+  }
+  return buffer.data;
+}
+
+/// Runs the matmul for `s` on operands of type `operands`; false, having done
+/// nothing, when there is none worth running (Matmul).
+bool run(const char *entry, dnnl::memory::data_type operands,
+         ScratchPolicy policy, const StepGemmShape &s, const void *a,
+         int64_t strideA, const void *b, int64_t strideB, float *c,
+         int64_t strideC) {
   try {
-    Key key{s.transA, s.transB, s.batch, s.m,     s.n,     s.k,         s.lda,
-            s.ldb,    s.ldc,    strideA, strideB, strideC, s.accumulate};
+    Key key{s.transA, s.transB, s.batch,      s.m,     s.n,
+            s.k,      s.lda,    s.ldb,        s.ldc,   strideA,
+            strideB,  strideC,  s.accumulate, operands};
     Primitives &p = primitives();
     Matmul matmul = p.get(key, s, strideA, strideB, strideC);
     if (!matmul.op)
@@ -125,15 +165,18 @@ bool zshard::rt::dnnlGemmBf16(const StepGemmShape &s, const uint16_t *a,
     // oneDNN runs on OpenMP: as many threads as this rank gives OpenBLAS.
     omp_set_num_threads(openblas_get_num_threads());
     dnnl::stream stream(p.engine);
-    dnnl::memory src(desc.src_desc(), p.engine, const_cast<uint16_t *>(a));
-    dnnl::memory weights(desc.weights_desc(), p.engine,
-                         const_cast<uint16_t *>(b));
+    dnnl::memory src(desc.src_desc(), p.engine, const_cast<void *>(a));
+    dnnl::memory weights(desc.weights_desc(), p.engine, const_cast<void *>(b));
     dnnl::memory dst(desc.dst_desc(), p.engine, c);
     std::unordered_map<int, dnnl::memory> args{
         {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
     dnnl::memory::desc scratchDesc = desc.scratchpad_desc();
     void *scratch = nullptr;
-    if (size_t bytes = scratchDesc.get_size()) {
+    size_t bytes = scratchDesc.get_size();
+    if (bytes && policy == ScratchPolicy::ThreadBuffer) {
+      args.emplace(DNNL_ARG_SCRATCHPAD,
+                   dnnl::memory(scratchDesc, p.engine, threadScratch(bytes)));
+    } else if (bytes) {
       if (zshard_rt_cpu_alloc(zshard_rt_current_mem_ctx(), ZSHARD_RT_MEM_OTHER,
                               bytes, 0, &scratch) != ZSHARD_RT_OK)
         stepFatal(entry, "%s", zshard_rt_last_error_message());
@@ -148,4 +191,24 @@ bool zshard::rt::dnnlGemmBf16(const StepGemmShape &s, const uint16_t *a,
   } catch (const dnnl::error &error) {
     stepFatal(entry, "oneDNN's matmul failed: %s", error.what());
   }
+}
+
+} // namespace
+
+bool zshard::rt::dnnlGemmBf16(const StepGemmShape &s, const uint16_t *a,
+                              int64_t strideA, const uint16_t *b,
+                              int64_t strideB, float *c, int64_t strideC) {
+  return run("zshard_rt_step_gemm_bf16", dnnl::memory::data_type::bf16,
+             ScratchPolicy::ChargeToOther, s, a, strideA, b, strideB, c,
+             strideC);
+}
+
+bool zshard::rt::dnnlSgemm(const StepGemmShape &s, const float *a,
+                           int64_t strideA, const float *b, int64_t strideB,
+                           float *c, int64_t strideC) {
+  if (s.m * s.n * s.k < kDnnlSgemmMinMacs)
+    return false;
+  return run("zshard_rt_step_sgemm", dnnl::memory::data_type::f32,
+             ScratchPolicy::ThreadBuffer, s, a, strideA, b, strideB, c,
+             strideC);
 }

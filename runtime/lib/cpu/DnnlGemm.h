@@ -1,0 +1,56 @@
+//===- DnnlGemm.h - Step products on oneDNN's matmul ------------*- C++ -*-===//
+//
+// Part of the zshard project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The host products of zshard_rt_step_sgemm and zshard_rt_step_gemm_bf16
+/// through oneDNN's matmul primitive, where oneDNN has a kernel for the CPU
+/// that is faster than the fallback:
+///
+/// - bf16 operands where the CPU multiplies bf16 itself (AVX512-BF16 or AMX:
+///   oneDNN's avx512_core_bf16 ISA and above), about twice OpenBLAS's sgemm
+///   on the widened panels; elsewhere the caller widens and calls sgemm.
+/// - f32 operands where oneDNN's batch-reduce GEMM ("brg") kernels run (the
+///   avx512_core ISA and above) and the product is large enough
+///   (kDnnlSgemmMinMacs) for the primitive's per-call cost to vanish: 5-15%
+///   above OpenBLAS 0.3.21 on the shapes of a transformer step. Elsewhere,
+///   and for small products (the 64 x 64 tiles of the attention kernels),
+///   OpenBLAS.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef ZSHARD_RUNTIME_LIB_CPU_DNNLGEMM_H
+#define ZSHARD_RUNTIME_LIB_CPU_DNNLGEMM_H
+
+#include "step/StepGemm.h"
+
+#include <cstdint>
+
+namespace zshard::rt {
+
+/// The least m * n * k of an f32 product that goes to oneDNN.
+constexpr int64_t kDnnlSgemmMinMacs = int64_t(1) << 21;
+
+/// Whether this runtime has oneDNN and the CPU multiplies bf16 natively
+/// (decided once).
+bool hasNativeBf16Gemm();
+
+/// C_i (+)= op(A_i) op(B_i) (StepGemmShape::accumulate) for the batch of `s`,
+/// with as many threads as OpenBLAS is given; needs hasNativeBf16Gemm(). False,
+/// having done nothing, when oneDNN has only its reference kernel for this
+/// layout (the caller then widens for sgemm).
+bool dnnlGemmBf16(const StepGemmShape &s, const uint16_t *a, int64_t strideA,
+                  const uint16_t *b, int64_t strideB, float *c,
+                  int64_t strideC);
+
+/// The same product of f32 operands. False, having done nothing, when the
+/// product is below kDnnlSgemmMinMacs or oneDNN has no batch-reduce GEMM
+/// kernel for this CPU and layout (the caller then calls sgemm).
+bool dnnlSgemm(const StepGemmShape &s, const float *a, int64_t strideA,
+               const float *b, int64_t strideB, float *c, int64_t strideC);
+
+} // namespace zshard::rt
+
+#endif // ZSHARD_RUNTIME_LIB_CPU_DNNLGEMM_H
