@@ -21,7 +21,7 @@
 // LLAMA: zshard.causal_attention_grad
 
 // BUF: memref.alloc() {{.*}} : memref<2x{{[36]}}x13xf32>
-// BUF: call @zshard_rt_step_attention_fwd(
-// BUF: call @zshard_rt_step_attention_fwd(
-// BUF: call @zshard_rt_step_attention_bwd(
-// BUF: call @zshard_rt_step_attention_bwd(
+// BUF: call @zshard_rt_step_attention_strided_fwd(
+// BUF: call @zshard_rt_step_attention_strided_fwd(
+// BUF: call @zshard_rt_step_attention_strided_bwd(
+// BUF: call @zshard_rt_step_attention_strided_bwd(

@@ -6,7 +6,7 @@
 // zshard-interleave-reductions, keeps its rows' sums in registers: the lanes'
 // stack buffer is promoted (no alloca is left), and the reduced loop stores
 // nothing; the sums are stored once after it.
-// CHECK-LABEL: define void @train_step.compute.10(ptr readonly captures(none) %0, ptr captures(none) %1)
+// CHECK-LABEL: define void @train_step.compute.2(ptr readonly captures(none) %0, ptr captures(none) %1)
 // CHECK-NOT:   alloca
 // CHECK:       fadd {{(<8 x )?}}float
 // CHECK-NOT:   store
@@ -21,7 +21,7 @@
 // the sums kept in registers. 11 pairs to check, more than LLVM's default
 // limit of 8, so the limit is 16: both sums stay in registers and are
 // stored once after the row.
-// CHECK-LABEL: define void @train_step.compute.23(
+// CHECK-LABEL: define void @train_step.compute.22(
 // CHECK:       .lver.check:
 // CHECK:       .ph.lver.orig:
 // CHECK:       store float

@@ -6,7 +6,12 @@ compiled steps call for zshard.causal_attention and its grad, here on the
 host) on random f32 inputs and compares out, lse, dq, dk and dv with a
 float64 reference that materialises the scores: odd sequence lengths (below,
 at and across the kernels' 64-row tiles), heads not a power of two, grouped
-kv heads (kv_heads = heads / 3) and one query per sequence.
+kv heads (kv_heads = heads / 3) and one query per sequence. Each case runs
+twice: on contiguous [batch, heads, seq, head_dim] operands, and through
+zshard_rt_step_attention_strided_fwd / _bwd on [batch, seq, heads, head_dim]
+views with padded rows (q, k and v slices of one projection, as compiled
+steps pass them), whose padding must be neither read (NaN there) nor
+written.
 """
 
 import argparse
@@ -45,25 +50,66 @@ def reference(q, k, v, dout, scale):
     return out, lse, dq, group_sum(dk), group_sum(dv)
 
 
-def run_case(lib, batch, heads, kv_heads, seq, head_dim, rng):
+def strided(batch, heads, seq, head_dim, width, start):
+    """A [batch, heads, seq, head_dim] view of head columns [start, start +
+    heads * head_dim) of a NaN [batch, seq, width] buffer, and the buffer."""
+    buf = np.full((batch, seq, width), np.nan, np.float32)
+    view = buf[:, :, start:start + heads * head_dim].reshape(
+        batch, seq, heads, head_dim).transpose(0, 2, 1, 3)
+    return view, buf
+
+
+def operand(view):
+    """The pointer and the batch, head and seq strides (elements) of view."""
+    assert view.strides[3] == 4
+    return [view.ctypes.data_as(F32P)] + [ctypes.c_int64(x // 4) for x in view.strides[:3]]
+
+
+def run_case(lib, batch, heads, kv_heads, seq, head_dim, rng, with_strides):
     scale = float(np.float32(1.0 / np.sqrt(head_dim)))
-    q = rng.standard_normal((batch, heads, seq, head_dim)).astype(np.float32)
-    k = rng.standard_normal((batch, kv_heads, seq, head_dim)).astype(np.float32)
-    v = rng.standard_normal((batch, kv_heads, seq, head_dim)).astype(np.float32)
-    dout = rng.standard_normal(q.shape).astype(np.float32)
-    out = np.full(q.shape, np.nan, np.float32)
-    lse = np.full(q.shape[:3], np.nan, np.float32)
-    # NaN-filled outputs: every element must be written (dq, dk, dv too).
-    dq = np.full(q.shape, np.nan, np.float32)
-    dk = np.full(k.shape, np.nan, np.float32)
-    dv = np.full(k.shape, np.nan, np.float32)
-    ptr = lambda a: a.ctypes.data_as(F32P)
+    q_shape = (batch, heads, seq, head_dim)
+    kv_shape = (batch, kv_heads, seq, head_dim)
+    if with_strides:
+        # q, k, v: one projection's columns, 3 more at the end of its rows.
+        width = (heads + 2 * kv_heads) * head_dim + 3
+        q, qkv = strided(batch, heads, seq, head_dim, width, 0)
+        k = qkv[:, :, heads * head_dim:(heads + kv_heads) * head_dim].reshape(
+            batch, seq, kv_heads, head_dim).transpose(0, 2, 1, 3)
+        v = qkv[:, :, (heads + kv_heads) * head_dim:(heads + 2 * kv_heads) *
+                head_dim].reshape(batch, seq, kv_heads, head_dim).transpose(0, 2, 1, 3)
+        q[...] = rng.standard_normal(q_shape)
+        k[...] = rng.standard_normal(kv_shape)
+        v[...] = rng.standard_normal(kv_shape)
+        dout, _ = strided(batch, heads, seq, head_dim, heads * head_dim + 1, 0)
+        dout[...] = rng.standard_normal(q_shape)
+        outputs = [strided(batch, h, seq, head_dim, h * head_dim + 2, 1)
+                   for h in (heads, heads, kv_heads, kv_heads)]
+        (out, _), (dq, _), (dk, _), (dv, _) = outputs
+    else:
+        q = rng.standard_normal(q_shape).astype(np.float32)
+        k = rng.standard_normal(kv_shape).astype(np.float32)
+        v = rng.standard_normal(kv_shape).astype(np.float32)
+        dout = rng.standard_normal(q.shape).astype(np.float32)
+        # NaN-filled outputs: every element must be written (dq, dk, dv too).
+        out = np.full(q.shape, np.nan, np.float32)
+        dq = np.full(q.shape, np.nan, np.float32)
+        dk = np.full(k.shape, np.nan, np.float32)
+        dv = np.full(k.shape, np.nan, np.float32)
+    lse = np.full(q_shape[:3], np.nan, np.float32)
+    ptr = lambda a: a.ctypes.data_as(F32P)  # noqa: E731
     sizes = [ctypes.c_int64(x) for x in (batch, heads, kv_heads, seq, head_dim)]
-    lib.zshard_rt_step_attention_fwd(*sizes, ctypes.c_float(scale), ptr(q),
-                                     ptr(k), ptr(v), ptr(out), ptr(lse))
-    lib.zshard_rt_step_attention_bwd(*sizes, ctypes.c_float(scale), ptr(q),
-                                     ptr(k), ptr(v), ptr(out), ptr(lse),
-                                     ptr(dout), ptr(dq), ptr(dk), ptr(dv))
+    sizes.append(ctypes.c_float(scale))
+    if with_strides:
+        lib.zshard_rt_step_attention_strided_fwd(
+            *sizes, *operand(q), *operand(k), *operand(v), *operand(out), ptr(lse))
+        lib.zshard_rt_step_attention_strided_bwd(
+            *sizes, *operand(q), *operand(k), *operand(v), *operand(out), ptr(lse),
+            *operand(dout), *operand(dq), *operand(dk), *operand(dv))
+    else:
+        lib.zshard_rt_step_attention_fwd(*sizes, ptr(q), ptr(k), ptr(v), ptr(out),
+                                         ptr(lse))
+        lib.zshard_rt_step_attention_bwd(*sizes, ptr(q), ptr(k), ptr(v), ptr(out),
+                                         ptr(lse), ptr(dout), ptr(dq), ptr(dk), ptr(dv))
     expected = reference(*(x.astype(np.float64) for x in (q, k, v, dout)),
                          float(scale))
     failures = []
@@ -73,6 +119,11 @@ def run_case(lib, batch, heads, kv_heads, seq, head_dim, rng):
             1.0, np.abs(want).max())
         if not np.isfinite(err) or err > TOLERANCE:
             failures.append(f"{name}: relative error {err:.3g} > {TOLERANCE}")
+    if with_strides:
+        for name, (view, buf) in zip(("out", "dq", "dk", "dv"), outputs):
+            untouched = np.isnan(buf).sum() == buf.size - view.size
+            if not untouched:
+                failures.append(f"{name}: written outside its view")
     return failures
 
 
@@ -81,7 +132,9 @@ def main():
     parser.add_argument("--lib", required=True, help="libzshard_rt.so")
     args = parser.parse_args()
     lib = ctypes.CDLL(args.lib)
-    for name in ("zshard_rt_step_attention_fwd", "zshard_rt_step_attention_bwd"):
+    for name in ("zshard_rt_step_attention_fwd", "zshard_rt_step_attention_bwd",
+                 "zshard_rt_step_attention_strided_fwd",
+                 "zshard_rt_step_attention_strided_bwd"):
         getattr(lib, name).restype = None
     rng = np.random.default_rng(17)
     # (batch, heads, kv_heads, seq, head_dim)
@@ -90,15 +143,17 @@ def main():
              (1, 9, 3, 130, 12), (1, 2, 2, 200, 64)]
     failed = 0
     for case in cases:
-        failures = run_case(lib, *case, rng)
-        label = "batch %d heads %d kv %d seq %d head_dim %d" % case
-        if failures:
-            failed += 1
-            print(f"FAIL {label}: " + "; ".join(failures))
-        else:
-            print(f"ok   {label}")
+        for with_strides in (False, True):
+            failures = run_case(lib, *case, rng, with_strides)
+            label = "batch %d heads %d kv %d seq %d head_dim %d" % case
+            label += " strided" if with_strides else ""
+            if failures:
+                failed += 1
+                print(f"FAIL {label}: " + "; ".join(failures))
+            else:
+                print(f"ok   {label}")
     if failed:
-        print(f"{failed} of {len(cases)} cases failed")
+        print(f"{failed} of {2 * len(cases)} cases failed")
         return 1
     return 0
 

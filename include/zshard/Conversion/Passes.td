@@ -559,21 +559,35 @@ def AttentionToRuntime
   let summary = "Turn zshard.causal_attention and its grad into runtime calls";
   let description = [{
     Runs on tensors, before bufferization, as zshard-collectives-to-runtime
-    does: each operand goes through `bufferization.to_buffer` (read only,
-    identity layout, so bufferization copies a strided one), each result is
-    a fresh `memref.alloc` (charged to activations) handed back by
-    `bufferization.to_tensor`, and the op becomes one call of
-    `zshard_rt_step_attention_fwd` / `_bwd` (batch, heads, kv heads, seq,
-    head size, scale, then the buffers' element pointers). The runtime runs
-    the tiled kernels of docs/attention.md on the host or the current CUDA
-    device, so the CPU and CUDA pipelines share this pass and no `[T, T]`
-    buffer exists in either.
+    does, and makes each op one call of
+    `zshard_rt_step_attention_strided_fwd` / `_bwd` (batch, heads, kv heads,
+    seq, head size, scale, then for each `[batch, heads, seq, head]` operand
+    and result its element pointer and batch, head and seq strides; lse's
+    pointer alone). An operand that is a strided view of another tensor
+    with contiguous rows, through the copies that split the heads (a
+    linalg.transpose; a generic yielding its input through a permutation
+    with constant shifts, or `tensor.extract` at its loop indices) and
+    expand / collapse_shape, is read in place: that tensor goes through
+    `bufferization.to_buffer` (read only, identity layout) and the call
+    gets the view's offset and strides, so q, k and v are read from the
+    projection they were split from and the copies are erased when nothing
+    else reads them. Each result is a fresh `memref.alloc` (charged to
+    activations) handed back by `bufferization.to_tensor`; one that a use
+    transposes to `[batch, seq, heads, head]` (the heads' merge) is
+    allocated in that layout and written there, the use replaced by the
+    buffer (other uses read a transpose of it, which the grad's call reads
+    through: forwards are lowered first). The runtime runs the tiled
+    kernels of docs/attention.md on the host or the current CUDA device, so
+    the CPU and CUDA pipelines share this pass and no `[T, T]` buffer exists
+    in either.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::bufferization::BufferizationDialect",
                            "::mlir::func::FuncDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::LLVM::LLVMDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def PrepareLinalgForGPU

@@ -18,7 +18,12 @@
 #include "zshard/Dialect/ZShard/IR/ZShardContract.h"
 #include "zshard/Dialect/ZShard/IR/ZShardOps.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir {
 namespace zshard {
@@ -32,8 +37,8 @@ using namespace mlir::zshard;
 
 namespace {
 
-constexpr StringLiteral kForward = "zshard_rt_step_attention_fwd";
-constexpr StringLiteral kBackward = "zshard_rt_step_attention_bwd";
+constexpr StringLiteral kForward = "zshard_rt_step_attention_strided_fwd";
+constexpr StringLiteral kBackward = "zshard_rt_step_attention_strided_bwd";
 
 struct AttentionToRuntimePass
     : public mlir::zshard::impl::AttentionToRuntimeBase<
@@ -41,16 +46,282 @@ struct AttentionToRuntimePass
   void runOnOperation() override;
 };
 
-/// Replaces `op` (operands `inputs`, all 4-D or 3-D f32 tensors) by a call
-/// of `entry` with the sizes of q and k, the scale, the inputs' pointers and
-/// those of fresh buffers for the results.
-void lower(Operation *op, StringRef entry, ValueRange inputs, float scale) {
+/// Where the elements of a statically shaped tensor lie in `root`, a tensor
+/// read as a contiguous row-major buffer: element i at `offset` +
+/// sum_d strides[d] * i[d] of root's elements.
+struct StridedView {
+  Value root;
+  int64_t offset = 0;
+  SmallVector<int64_t> strides;
+};
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// A linalg op that only copies a tensor, permuting dimensions and shifting
+/// them by constants: out[i] = source[i_dims[0].first + dims[0].second,
+/// ...], source dimension j following output dimension dims[j].first.
+struct PermutedCopy {
+  Value source;
+  SmallVector<std::pair<int64_t, int64_t>> dims;
+};
+
+/// `op` as a PermutedCopy: linalg.transpose; a generic whose body yields
+/// its one input, read through a permutation with constant shifts (the
+/// exporter's slices and transposes); or a generic without inputs whose
+/// body yields tensor.extract of a tensor at the loop indices (the
+/// exporter's slice at offset 0).
+std::optional<PermutedCopy> permutedCopy(Operation *op) {
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(op)) {
+    // out[i] = in[i'] with i'[perm[d]] = i[d].
+    PermutedCopy copy{transpose.getInput(), {}};
+    copy.dims.resize(transpose.getPermutation().size());
+    for (auto [d, j] : llvm::enumerate(transpose.getPermutation()))
+      copy.dims[j] = {int64_t(d), 0};
+    return copy;
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInits() != 1 ||
+      generic.getNumDpsInputs() > 1 || generic.getNumReductionLoops() != 0 ||
+      !generic.getIndexingMapsArray().back().isIdentity())
+    return std::nullopt;
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (yield.getValues().size() != 1)
+    return std::nullopt;
+  Value yielded = yield.getValues()[0];
+  if (generic.getNumDpsInputs() == 0) {
+    auto extract = yielded.getDefiningOp<tensor::ExtractOp>();
+    if (!extract || extract->getBlock() != &body)
+      return std::nullopt;
+    PermutedCopy copy{extract.getTensor(), {}};
+    llvm::SmallBitVector used(generic.getNumLoops());
+    for (Value index : extract.getIndices()) {
+      auto loop = index.getDefiningOp<linalg::IndexOp>();
+      if (!loop || used.test(loop.getDim()))
+        return std::nullopt;
+      used.set(loop.getDim());
+      copy.dims.push_back({int64_t(loop.getDim()), 0});
+    }
+    if (!used.all())
+      return std::nullopt;
+    return copy;
+  }
+  if (body.getOperations().size() != 1 || yielded != body.getArgument(0))
+    return std::nullopt;
+  AffineMap map = generic.getIndexingMapsArray().front();
+  PermutedCopy copy{generic.getDpsInputs()[0], {}};
+  llvm::SmallBitVector used(map.getNumDims());
+  for (AffineExpr expr : map.getResults()) {
+    int64_t shift = 0;
+    if (auto sum = dyn_cast<AffineBinaryOpExpr>(expr);
+        sum && sum.getKind() == AffineExprKind::Add) {
+      auto constant = dyn_cast<AffineConstantExpr>(sum.getRHS());
+      if (!constant)
+        return std::nullopt;
+      shift = constant.getValue();
+      expr = sum.getLHS();
+    }
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim || used.test(dim.getPosition()))
+      return std::nullopt;
+    used.set(dim.getPosition());
+    copy.dims.push_back({int64_t(dim.getPosition()), shift});
+  }
+  if (!used.all())
+    return std::nullopt;
+  return copy;
+}
+
+/// `value` as a view of the tensor its copies and reshapes start from:
+/// through permuted copies (the head split of attention) and expand /
+/// collapse_shape, as far as the strides stay those of one buffer. The
+/// value itself, contiguous, where nothing can be looked through.
+StridedView viewOf(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  StridedView self{value, 0, rowMajorStrides(type.getShape())};
+  Operation *def = value.getDefiningOp();
+  if (!def || !type.hasStaticShape())
+    return self;
+  if (auto copy = permutedCopy(def)) {
+    StridedView in = viewOf(copy->source);
+    StridedView out{in.root, in.offset, SmallVector<int64_t>(type.getRank())};
+    for (auto [j, dimAndShift] : llvm::enumerate(copy->dims)) {
+      out.strides[dimAndShift.first] = in.strides[j];
+      out.offset += dimAndShift.second * in.strides[j];
+    }
+    return out;
+  }
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
+    StridedView in = viewOf(expand.getSrc());
+    StridedView out{in.root, in.offset, SmallVector<int64_t>(type.getRank())};
+    for (auto [j, group] : llvm::enumerate(expand.getReassociationIndices())) {
+      int64_t stride = in.strides[j];
+      for (int64_t d : llvm::reverse(group)) {
+        out.strides[d] = stride;
+        stride *= type.getDimSize(d);
+      }
+    }
+    return out;
+  }
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def)) {
+    StridedView in = viewOf(collapse.getSrc());
+    ArrayRef<int64_t> sizes = collapse.getSrcType().getShape();
+    StridedView out{in.root, in.offset, {}};
+    for (const ReassociationIndices &group :
+         collapse.getReassociationIndices()) {
+      // The group's non-unit dimensions must nest contiguously.
+      std::optional<int64_t> stride;
+      int64_t next = 0;
+      for (int64_t d : llvm::reverse(group)) {
+        if (sizes[d] == 1)
+          continue;
+        if (stride && in.strides[d] != next)
+          return self;
+        if (!stride)
+          stride = in.strides[d];
+        next = in.strides[d] * sizes[d];
+      }
+      out.strides.push_back(stride.value_or(1));
+    }
+    return out;
+  }
+  return self;
+}
+
+/// The call's arguments for one [batch, heads, seq, headDim] operand: the
+/// address of its first element and its batch, head and seq strides. Reads
+/// it in place where it is a strided view of another tensor with
+/// contiguous rows.
+void addOperand(OpBuilder &builder, Location loc, Value tensor,
+                SmallVectorImpl<Value> &args, SmallVectorImpl<Type> &types) {
+  StridedView view = viewOf(tensor);
+  if (view.strides.back() != 1 || view.offset < 0 ||
+      llvm::any_of(view.strides, [](int64_t s) { return s < 0; }))
+    view = StridedView{
+        tensor, 0,
+        rowMajorStrides(cast<RankedTensorType>(tensor.getType()).getShape())};
+  auto type = cast<RankedTensorType>(view.root.getType());
+  auto buffer = bufferization::ToBufferOp::create(
+      builder, loc, MemRefType::get(type.getShape(), type.getElementType()),
+      view.root, /*read_only=*/true);
+  Value pointer = getElementPointer(builder, loc, buffer);
+  Type ptr = pointer.getType(), i64 = builder.getI64Type();
+  if (view.offset != 0) {
+    Value offset = arith::ConstantIntOp::create(builder, loc, i64, view.offset);
+    pointer = LLVM::GEPOp::create(builder, loc, ptr, type.getElementType(),
+                                  pointer, ArrayRef<LLVM::GEPArg>{offset});
+  }
+  args.push_back(pointer);
+  types.push_back(ptr);
+  for (int64_t stride : ArrayRef(view.strides).drop_back()) {
+    args.push_back(arith::ConstantIntOp::create(builder, loc, i64, stride));
+    types.push_back(i64);
+  }
+}
+
+/// The address of a fresh buffer of `type` (charged to activations) for a
+/// result, appended to the call's arguments; the buffer is returned.
+Value addResultBuffer(OpBuilder &builder, Location loc, RankedTensorType type,
+                      SmallVectorImpl<Value> &args,
+                      SmallVectorImpl<Type> &types) {
+  auto buffer = memref::AllocOp::create(
+      builder, loc, MemRefType::get(type.getShape(), type.getElementType()));
+  buffer->setAttr(zshard::contract::kCategory,
+                  zshard::MemCategoryAttr::get(
+                      builder.getContext(), zshard::MemCategory::Activations));
+  args.push_back(getElementPointer(builder, loc, buffer));
+  types.push_back(args.back().getType());
+  return buffer;
+}
+
+/// A use of `result` ([batch, heads, seq, headDim]) that only swaps its
+/// heads and seq dimensions (the heads' merge into [batch, seq, heads,
+/// headDim]), if any.
+Operation *headMerge(Value result) {
+  using Dim = std::pair<int64_t, int64_t>;
+  const SmallVector<Dim> swap = {{0, 0}, {2, 0}, {1, 0}, {3, 0}};
+  for (Operation *user : result.getUsers()) {
+    auto copy = permutedCopy(user);
+    if (copy && copy->source == result && copy->dims == swap)
+      return user;
+  }
+  return nullptr;
+}
+
+/// A [batch, heads, seq, headDim] result of the call: written straight into
+/// the [batch, seq, heads, headDim] layout where a use merges the heads
+/// (that use then reads the buffer, and the others a transpose of it, which
+/// the grad's call looks through), else contiguous.
+struct HeadsResult {
+  Value buffer;
+  Operation *merge = nullptr;
+};
+
+HeadsResult addHeadsResult(OpBuilder &builder, Location loc, Value result,
+                           SmallVectorImpl<Value> &args,
+                           SmallVectorImpl<Type> &types) {
+  auto type = cast<RankedTensorType>(result.getType());
+  Operation *merge = headMerge(result);
+  auto merged =
+      merge ? cast<RankedTensorType>(merge->getResult(0).getType()) : type;
+  Value buffer = addResultBuffer(builder, loc, merged, args, types);
+  // The stride of batch, heads and seq in the buffer.
+  SmallVector<int64_t> strides = rowMajorStrides(merged.getShape());
+  if (merge)
+    strides = {strides[0], strides[2], strides[1]};
+  // addResultBuffer appended the pointer: the strides follow it.
+  for (int64_t stride : ArrayRef(strides).take_front(3)) {
+    args.push_back(arith::ConstantIntOp::create(builder, loc,
+                                                builder.getI64Type(), stride));
+    types.push_back(builder.getI64Type());
+  }
+  return {buffer, merge};
+}
+
+/// Replaces the uses of a heads result by the tensor of its buffer.
+void replaceHeadsResult(OpBuilder &builder, Location loc, Value result,
+                        const HeadsResult &written) {
+  auto bufferType = cast<MemRefType>(written.buffer.getType());
+  Value tensor = bufferization::ToTensorOp::create(
+                     builder, loc,
+                     RankedTensorType::get(bufferType.getShape(),
+                                           bufferType.getElementType()),
+                     written.buffer, /*restrict=*/true, /*writable=*/true)
+                     .getResult();
+  if (!written.merge) {
+    result.replaceAllUsesWith(tensor);
+    return;
+  }
+  written.merge->getResult(0).replaceAllUsesWith(tensor);
+  written.merge->erase();
+  if (result.use_empty())
+    return;
+  auto type = cast<RankedTensorType>(result.getType());
+  Value init = tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                       type.getElementType());
+  result.replaceAllUsesWith(
+      linalg::TransposeOp::create(builder, loc, tensor, init,
+                                  ArrayRef<int64_t>{0, 2, 1, 3})
+          ->getResult(0));
+}
+
+/// Replaces `op` by a call of `entry` with the sizes of q and k, the scale,
+/// then each operand as addOperand passes it (lse: its address alone) and
+/// each result's buffer; `heads` says which operands and results are
+/// [batch, heads, seq, headDim].
+void lower(Operation *op, StringRef entry, float scale,
+           ArrayRef<bool> headsOperands, ArrayRef<bool> headsResults) {
   auto module = op->getParentOfType<ModuleOp>();
   OpBuilder builder(op);
   Location loc = op->getLoc();
   Type i64 = builder.getI64Type(), f32 = builder.getF32Type();
-  Type ptr = LLVM::LLVMPointerType::get(builder.getContext());
 
+  ValueRange inputs = op->getOperands();
   ArrayRef<int64_t> q = cast<RankedTensorType>(inputs[0].getType()).getShape();
   ArrayRef<int64_t> k = cast<RankedTensorType>(inputs[1].getType()).getShape();
   SmallVector<Value> args;
@@ -63,26 +334,26 @@ void lower(Operation *op, StringRef entry, ValueRange inputs, float scale) {
       arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(scale))
           .getResult());
   types.push_back(f32);
-  for (Value input : inputs) {
+  for (auto [input, heads] : llvm::zip(inputs, headsOperands)) {
+    if (heads) {
+      addOperand(builder, loc, input, args, types);
+      continue;
+    }
     auto type = cast<RankedTensorType>(input.getType());
     auto buffer = bufferization::ToBufferOp::create(
         builder, loc, MemRefType::get(type.getShape(), type.getElementType()),
         input, /*read_only=*/true);
     args.push_back(getElementPointer(builder, loc, buffer));
-    types.push_back(ptr);
+    types.push_back(args.back().getType());
   }
-  SmallVector<Value> results;
-  for (Value result : op->getResults()) {
-    auto type = cast<RankedTensorType>(result.getType());
-    auto buffer = memref::AllocOp::create(
-        builder, loc, MemRefType::get(type.getShape(), type.getElementType()));
-    buffer->setAttr(
-        zshard::contract::kCategory,
-        zshard::MemCategoryAttr::get(builder.getContext(),
-                                     zshard::MemCategory::Activations));
-    args.push_back(getElementPointer(builder, loc, buffer));
-    types.push_back(ptr);
-    results.push_back(buffer.getResult());
+  SmallVector<HeadsResult> results;
+  for (auto [result, heads] : llvm::zip(op->getResults(), headsResults)) {
+    if (heads) {
+      results.push_back(addHeadsResult(builder, loc, result, args, types));
+      continue;
+    }
+    results.push_back({addResultBuffer(
+        builder, loc, cast<RankedTensorType>(result.getType()), args, types)});
   }
   func::FuncOp callee = getOrDeclareRuntimeFunction(
       module, entry, builder.getFunctionType(types, {}));
@@ -90,27 +361,52 @@ void lower(Operation *op, StringRef entry, ValueRange inputs, float scale) {
   // The call keeps the op's annotations (module path, phase).
   for (NamedAttribute attr : op->getDiscardableAttrs())
     call->setAttr(attr.getName(), attr.getValue());
-  for (auto [result, buffer] : llvm::zip(op->getResults(), results))
-    result.replaceAllUsesWith(bufferization::ToTensorOp::create(
-                                  builder, loc, result.getType(), buffer,
-                                  /*restrict=*/true, /*writable=*/true)
-                                  .getResult());
+  for (auto [result, written] : llvm::zip(op->getResults(), results))
+    replaceHeadsResult(builder, loc, result, written);
   op->erase();
+}
+
+/// Erases the ops that computed `values` when nothing uses them any more,
+/// and in turn their producers (the copies the calls read through).
+void eraseDeadProducers(ArrayRef<Value> values) {
+  llvm::SetVector<Operation *> worklist;
+  for (Value value : values)
+    if (Operation *def = value.getDefiningOp())
+      worklist.insert(def);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!isOpTriviallyDead(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.insert(def);
+    op->erase();
+  }
 }
 
 } // namespace
 
 void AttentionToRuntimePass::runOnOperation() {
-  SmallVector<Operation *> ops;
+  SmallVector<CausalAttentionOp> forwards;
+  SmallVector<CausalAttentionGradOp> backwards;
   getOperation().walk([&](Operation *op) {
-    if (isa<CausalAttentionOp, CausalAttentionGradOp>(op))
-      ops.push_back(op);
-  });
-  for (Operation *op : ops) {
     if (auto fwd = dyn_cast<CausalAttentionOp>(op))
-      lower(op, kForward, op->getOperands(), fwd.getScale().convertToFloat());
-    else
-      lower(op, kBackward, op->getOperands(),
-            cast<CausalAttentionGradOp>(op).getScale().convertToFloat());
+      forwards.push_back(fwd);
+    else if (auto bwd = dyn_cast<CausalAttentionGradOp>(op))
+      backwards.push_back(bwd);
+  });
+  // The forwards first: the transposes they leave for the grads' uses of
+  // out are looked through there.
+  SmallVector<Value> read;
+  for (CausalAttentionOp fwd : forwards) {
+    llvm::append_range(read, fwd->getOperands());
+    lower(fwd, kForward, fwd.getScale().convertToFloat(), {true, true, true},
+          {true, false});
   }
+  for (CausalAttentionGradOp bwd : backwards) {
+    llvm::append_range(read, bwd->getOperands());
+    lower(bwd, kBackward, bwd.getScale().convertToFloat(),
+          {true, true, true, true, false, true}, {true, true, true});
+  }
+  eraseDeadProducers(read);
 }

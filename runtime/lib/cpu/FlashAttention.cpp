@@ -7,7 +7,8 @@
 /// \file
 /// Flash attention's algorithm on the CPU, one (batch, head) at a time, in
 /// tiles of kTile query rows by kTile key rows whose products run on
-/// cblas_sgemm:
+/// cblas_sgemm, each operand's rows read and written through its strides
+/// (StepAttentionShape; the BLAS's leading dimension is the seq stride):
 ///
 /// forward, per query tile: running row max m, sum l and accumulator acc;
 ///   per key tile at or left of the diagonal: S = scale Q K^T (masked above
@@ -148,21 +149,26 @@ softmaxGradRow(float *p, float *dp, int64_t n, float lse, float delta) {
 
 #pragma GCC diagnostic pop
 
-/// dst (cols x rows, leading dimension rows) = src^T, src: rows x cols,
-/// dense. Exact: it only moves values.
-void transpose(const float *src, int64_t rows, int64_t cols, float *dst) {
+/// dst (cols x rows, leading dimension rows) = src^T, src: rows x cols with
+/// leading dimension lds. Exact: it only moves values.
+void transpose(const float *src, int64_t lds, int64_t rows, int64_t cols,
+               float *dst) {
   static const bool avx512 = __builtin_cpu_supports("avx512f");
   int64_t r0 = 0;
   if (avx512)
     for (; r0 + 16 <= rows; r0 += 16)
       for (int64_t c0 = 0; c0 + 16 <= cols; c0 += 16)
-        transposeBlock16(src + r0 * cols + c0, cols, dst + c0 * rows + r0,
-                         rows);
+        transposeBlock16(src + r0 * lds + c0, lds, dst + c0 * rows + r0, rows);
   int64_t fullCols = avx512 ? cols / 16 * 16 : 0;
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = r < r0 ? fullCols : 0; c < cols; ++c)
-      dst[c * rows + r] = src[r * cols + c];
+      dst[c * rows + r] = src[r * lds + c];
 }
+
+/// The leading dimension the BLAS takes for rows of `d` values `stride`
+/// apart: a single row's stride is never used, and the BLAS wants at least
+/// d (the entries check that several rows do not overlap).
+int64_t rowsLd(int64_t stride, int64_t d) { return std::max(stride, d); }
 
 /// C (rows x cols, ldc) = alpha A B, A: rows x depth, B: depth x cols, both
 /// with leading dimension lda / ldb.
@@ -195,19 +201,21 @@ void zshard::rt::cpuAttentionForward(const StepAttentionShape &s,
                                      const float *q, const float *k,
                                      const float *v, float *out, float *lse) {
   const int64_t t = s.seq, d = s.headDim;
+  const int64_t ldq = rowsLd(s.q.seq, d), ldk = rowsLd(s.k.seq, d),
+                ldv = rowsLd(s.v.seq, d), ldo = s.out.seq;
   const float minusInf = -std::numeric_limits<float>::infinity();
   std::vector<float> scores(kTile * kTile), acc(kTile * d), m(kTile), l(kTile);
   std::vector<float> kT(d * t);
   for (int64_t b = 0; b < s.batch; ++b)
     for (int64_t h = 0; h < s.heads; ++h) {
       int64_t kvh = h / s.group();
-      const float *qh = q + (b * s.heads + h) * t * d;
-      const float *kh = k + (b * s.kvHeads + kvh) * t * d;
+      const float *qh = q + s.q.row(b, h, 0);
+      const float *kh = k + s.k.row(b, kvh, 0);
       // Heads of one kv head are consecutive: K^T once for them all.
       if (h % s.group() == 0)
-        transpose(kh, t, d, kT.data());
-      const float *vh = v + (b * s.kvHeads + kvh) * t * d;
-      float *oh = out + (b * s.heads + h) * t * d;
+        transpose(kh, ldk, t, d, kT.data());
+      const float *vh = v + s.v.row(b, kvh, 0);
+      float *oh = out + s.out.row(b, h, 0);
       float *lh = lse + (b * s.heads + h) * t;
       for (int64_t i0 = 0; i0 < t; i0 += kTile) {
         int64_t rows = std::min(kTile, t - i0);
@@ -217,8 +225,8 @@ void zshard::rt::cpuAttentionForward(const StepAttentionShape &s,
         // Key tiles at or left of the diagonal (equal tile sizes: j0 <= i0).
         for (int64_t j0 = 0; j0 <= i0; j0 += kTile) {
           int64_t cols = std::min(kTile, t - j0);
-          gemmNNInto(rows, cols, d, s.scale, qh + i0 * d, d, kT.data() + j0, t,
-                     scores.data(), kTile);
+          gemmNNInto(rows, cols, d, s.scale, qh + i0 * ldq, ldq, kT.data() + j0,
+                     t, scores.data(), kTile);
           for (int64_t r = 0; r < rows; ++r) {
             float *row = scores.data() + r * kTile;
             // Keys u <= t = i0 + r are visible.
@@ -234,18 +242,31 @@ void zshard::rt::cpuAttentionForward(const StepAttentionShape &s,
             for (int64_t e = 0; e < d; ++e)
               a[e] *= correction;
           }
-          gemmNN(rows, d, cols, 1.0f, scores.data(), kTile, vh + j0 * d, d,
+          gemmNN(rows, d, cols, 1.0f, scores.data(), kTile, vh + j0 * ldv, ldv,
                  acc.data(), d);
         }
         for (int64_t r = 0; r < rows; ++r) {
           float inv = 1.0f / l[r];
           for (int64_t e = 0; e < d; ++e)
-            oh[(i0 + r) * d + e] = acc[r * d + e] * inv;
+            oh[(i0 + r) * ldo + e] = acc[r * d + e] * inv;
           lh[i0 + r] = m[r] + std::log(l[r]);
         }
       }
     }
 }
+
+namespace {
+
+/// Zeroes the rows of a [batch, heads, seq, d] operand with strides `st`.
+void zeroRows(float *x, const AttentionStrides &st, int64_t batch,
+              int64_t heads, int64_t seq, int64_t d) {
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t r = 0; r < seq; ++r)
+        std::memset(x + st.row(b, h, r), 0, sizeof(float) * d);
+}
+
+} // namespace
 
 void zshard::rt::cpuAttentionBackward(const StepAttentionShape &s,
                                       const float *q, const float *k,
@@ -253,28 +274,32 @@ void zshard::rt::cpuAttentionBackward(const StepAttentionShape &s,
                                       const float *lse, const float *dout,
                                       float *dq, float *dk, float *dv) {
   const int64_t t = s.seq, d = s.headDim;
-  std::memset(dq, 0, sizeof(float) * s.batch * s.heads * t * d);
-  std::memset(dk, 0, sizeof(float) * s.batch * s.kvHeads * t * d);
-  std::memset(dv, 0, sizeof(float) * s.batch * s.kvHeads * t * d);
+  const int64_t ldq = rowsLd(s.q.seq, d), ldk = rowsLd(s.k.seq, d),
+                ldv = rowsLd(s.v.seq, d), ldo = s.out.seq,
+                lddo = rowsLd(s.dout.seq, d), lddq = rowsLd(s.dq.seq, d),
+                lddk = rowsLd(s.dk.seq, d), lddv = rowsLd(s.dv.seq, d);
+  zeroRows(dq, s.dq, s.batch, s.heads, t, d);
+  zeroRows(dk, s.dk, s.batch, s.kvHeads, t, d);
+  zeroRows(dv, s.dv, s.batch, s.kvHeads, t, d);
   std::vector<float> p(kTile * kTile), dp(kTile * kTile), delta(t);
   std::vector<float> kT(d * t), vT(d * t);
   for (int64_t b = 0; b < s.batch; ++b)
     for (int64_t h = 0; h < s.heads; ++h) {
       int64_t kvh = h / s.group();
-      int64_t qOffset = (b * s.heads + h) * t * d;
-      int64_t kvOffset = (b * s.kvHeads + kvh) * t * d;
-      const float *qh = q + qOffset, *oh = out + qOffset, *doh = dout + qOffset;
-      const float *kh = k + kvOffset, *vh = v + kvOffset;
+      const float *qh = q + s.q.row(b, h, 0), *oh = out + s.out.row(b, h, 0);
+      const float *doh = dout + s.dout.row(b, h, 0);
+      const float *kh = k + s.k.row(b, kvh, 0), *vh = v + s.v.row(b, kvh, 0);
       const float *lh = lse + (b * s.heads + h) * t;
-      float *dqh = dq + qOffset, *dkh = dk + kvOffset, *dvh = dv + kvOffset;
+      float *dqh = dq + s.dq.row(b, h, 0), *dkh = dk + s.dk.row(b, kvh, 0),
+            *dvh = dv + s.dv.row(b, kvh, 0);
       if (h % s.group() == 0) {
-        transpose(kh, t, d, kT.data());
-        transpose(vh, t, d, vT.data());
+        transpose(kh, ldk, t, d, kT.data());
+        transpose(vh, ldv, t, d, vT.data());
       }
       for (int64_t r = 0; r < t; ++r) {
         float sum = 0;
         for (int64_t e = 0; e < d; ++e)
-          sum += doh[r * d + e] * oh[r * d + e];
+          sum += doh[r * lddo + e] * oh[r * ldo + e];
         delta[r] = sum;
       }
       for (int64_t j0 = 0; j0 < t; j0 += kTile) {
@@ -282,10 +307,10 @@ void zshard::rt::cpuAttentionBackward(const StepAttentionShape &s,
         // Query tiles at or below the diagonal (i0 >= j0).
         for (int64_t i0 = j0; i0 < t; i0 += kTile) {
           int64_t rows = std::min(kTile, t - i0);
-          gemmNNInto(rows, cols, d, s.scale, qh + i0 * d, d, kT.data() + j0, t,
-                     p.data(), kTile);
-          gemmNNInto(rows, cols, d, 1.0f, doh + i0 * d, d, vT.data() + j0, t,
-                     dp.data(), kTile);
+          gemmNNInto(rows, cols, d, s.scale, qh + i0 * ldq, ldq, kT.data() + j0,
+                     t, p.data(), kTile);
+          gemmNNInto(rows, cols, d, 1.0f, doh + i0 * lddo, lddo, vT.data() + j0,
+                     t, dp.data(), kTile);
           for (int64_t r = 0; r < rows; ++r) {
             int64_t visible = std::min(cols, i0 + r - j0 + 1);
             float *pr = p.data() + r * kTile, *dpr = dp.data() + r * kTile;
@@ -294,12 +319,12 @@ void zshard::rt::cpuAttentionBackward(const StepAttentionShape &s,
             for (int64_t c = visible; c < cols; ++c)
               pr[c] = dpr[c] = 0.0f;
           }
-          gemmTN(cols, d, rows, 1.0f, p.data(), kTile, doh + i0 * d, d,
-                 dvh + j0 * d, d);
-          gemmNN(rows, d, cols, s.scale, dp.data(), kTile, kh + j0 * d, d,
-                 dqh + i0 * d, d);
-          gemmTN(cols, d, rows, s.scale, dp.data(), kTile, qh + i0 * d, d,
-                 dkh + j0 * d, d);
+          gemmTN(cols, d, rows, 1.0f, p.data(), kTile, doh + i0 * lddo, lddo,
+                 dvh + j0 * lddv, lddv);
+          gemmNN(rows, d, cols, s.scale, dp.data(), kTile, kh + j0 * ldk, ldk,
+                 dqh + i0 * lddq, lddq);
+          gemmTN(cols, d, rows, s.scale, dp.data(), kTile, qh + i0 * ldq, ldq,
+                 dkh + j0 * lddk, lddk);
         }
       }
     }

@@ -74,14 +74,15 @@ __device__ __forceinline__ float dotRow(const float *a, const float *b, int d) {
   return sum;
 }
 
-/// Copies rows [first, first + kTile) of a [seq, d] matrix into `tile`
-/// (rows past seq are left as they are), all threads of the block.
+/// Copies rows [first, first + kTile) of a [seq, d] matrix whose rows are
+/// `stride` apart into `tile` (rows past seq are left as they are), all
+/// threads of the block.
 __device__ void stageRows(float *tile, const float *matrix, int64_t first,
-                          int64_t seq, int d) {
+                          int64_t seq, int d, int64_t stride) {
   for (int i = threadIdx.x; i < kTile * d; i += blockDim.x) {
     int64_t row = first + i / d;
     if (row < seq)
-      tile[i] = matrix[row * d + i % d];
+      tile[i] = matrix[row * stride + i % d];
   }
 }
 
@@ -99,21 +100,22 @@ __global__ void forwardKernel(StepAttentionShape s, const float *q,
   const int d = headDim<D>(s);
   float *kTileRows = shared, *vTileRows = shared + kTile * d;
   int64_t bh = blockIdx.y, b = bh / s.heads, h = bh % s.heads;
-  int64_t kvOffset = (b * s.kvHeads + h / groupOf(s)) * s.seq * d;
-  const float *qh = q + bh * s.seq * d;
+  const float *kh = k + s.k.row(b, h / groupOf(s), 0);
+  const float *vh = v + s.v.row(b, h / groupOf(s), 0);
   int64_t first = int64_t(blockIdx.x) * kTile, t = first + threadIdx.x;
   bool active = t < s.seq;
+  const float *qRowIn = q + s.q.row(b, h, t);
 
   float qRow[kRowSize<D>], acc[kRowSize<D>];
   ZSHARD_FOR_ROW(e, {
-    qRow[e] = active ? qh[t * d + e] : 0.0f;
+    qRow[e] = active ? qRowIn[e] : 0.0f;
     acc[e] = 0.0f;
   })
   float m = -CUDART_INF_F, l = 0.0f;
   for (int64_t j0 = 0; j0 <= first; j0 += kTile) {
     __syncthreads();
-    stageRows(kTileRows, k + kvOffset, j0, s.seq, d);
-    stageRows(vTileRows, v + kvOffset, j0, s.seq, d);
+    stageRows(kTileRows, kh, j0, s.seq, d, s.k.seq);
+    stageRows(vTileRows, vh, j0, s.seq, d, s.v.seq);
     __syncthreads();
     if (!active)
       continue;
@@ -130,7 +132,8 @@ __global__ void forwardKernel(StepAttentionShape s, const float *q,
   if (!active)
     return;
   float inv = 1.0f / l;
-  ZSHARD_FOR_ROW(e, out[(bh * s.seq + t) * d + e] = acc[e] * inv)
+  float *outRow = out + s.out.row(b, h, t);
+  ZSHARD_FOR_ROW(e, outRow[e] = acc[e] * inv)
   lse[bh * s.seq + t] = m + __logf(l);
 }
 
@@ -142,23 +145,26 @@ __global__ void dqKernel(StepAttentionShape s, const float *q, const float *k,
   const int d = headDim<D>(s);
   float *kTileRows = shared, *vTileRows = shared + kTile * d;
   int64_t bh = blockIdx.y, b = bh / s.heads, h = bh % s.heads;
-  int64_t kvOffset = (b * s.kvHeads + h / groupOf(s)) * s.seq * d;
+  const float *kh = k + s.k.row(b, h / groupOf(s), 0);
+  const float *vh = v + s.v.row(b, h / groupOf(s), 0);
   int64_t first = int64_t(blockIdx.x) * kTile, t = first + threadIdx.x;
   bool active = t < s.seq;
-  int64_t row = (bh * s.seq + t) * d;
+  const float *qRowIn = q + s.q.row(b, h, t);
+  const float *doRowIn = dout + s.dout.row(b, h, t);
+  const float *outRow = out + s.out.row(b, h, t);
 
   float qRow[kRowSize<D>], doRow[kRowSize<D>], acc[kRowSize<D>];
   float delta = 0.0f, rowLse = active ? lse[bh * s.seq + t] : 0.0f;
   ZSHARD_FOR_ROW(e, {
-    qRow[e] = active ? q[row + e] : 0.0f;
-    doRow[e] = active ? dout[row + e] : 0.0f;
-    delta += active ? doRow[e] * out[row + e] : 0.0f;
+    qRow[e] = active ? qRowIn[e] : 0.0f;
+    doRow[e] = active ? doRowIn[e] : 0.0f;
+    delta += active ? doRow[e] * outRow[e] : 0.0f;
     acc[e] = 0.0f;
   })
   for (int64_t j0 = 0; j0 <= first; j0 += kTile) {
     __syncthreads();
-    stageRows(kTileRows, k + kvOffset, j0, s.seq, d);
-    stageRows(vTileRows, v + kvOffset, j0, s.seq, d);
+    stageRows(kTileRows, kh, j0, s.seq, d, s.k.seq);
+    stageRows(vTileRows, vh, j0, s.seq, d, s.v.seq);
     __syncthreads();
     if (!active)
       continue;
@@ -171,7 +177,8 @@ __global__ void dqKernel(StepAttentionShape s, const float *q, const float *k,
   }
   if (!active)
     return;
-  ZSHARD_FOR_ROW(e, dq[row + e] = acc[e])
+  float *dqRow = dq + s.dq.row(b, h, t);
+  ZSHARD_FOR_ROW(e, dqRow[e] = acc[e])
 }
 
 /// dv (kDk false) or dk (kDk true) of the key rows of one tile.
@@ -186,29 +193,31 @@ __global__ void dkvKernel(StepAttentionShape s, const float *q, const float *k,
   int64_t bkv = blockIdx.y, b = bkv / s.kvHeads, kvh = bkv % s.kvHeads;
   int64_t first = int64_t(blockIdx.x) * kTile, u = first + threadIdx.x;
   bool active = u < s.seq;
-  int64_t row = (bkv * s.seq + u) * d;
+  const float *kRowIn = k + s.k.row(b, kvh, u);
+  const float *vRowIn = v + s.v.row(b, kvh, u);
 
   // v's row only for dk (ds needs dout . v); dv needs p alone.
   float kRow[kRowSize<D>], vRow[kDk ? kRowSize<D> : 1], acc[kRowSize<D>];
   ZSHARD_FOR_ROW(e, {
-    kRow[e] = active ? k[row + e] : 0.0f;
+    kRow[e] = active ? kRowIn[e] : 0.0f;
     if constexpr (kDk)
-      vRow[e] = active ? v[row + e] : 0.0f;
+      vRow[e] = active ? vRowIn[e] : 0.0f;
     acc[e] = 0.0f;
   })
   for (int64_t h = kvh * groupOf(s); h < (kvh + 1) * groupOf(s); ++h) {
     int64_t bh = b * s.heads + h;
-    const float *qh = q + bh * s.seq * d, *oh = out + bh * s.seq * d;
-    const float *doh = dout + bh * s.seq * d, *lh = lse + bh * s.seq;
+    const float *qh = q + s.q.row(b, h, 0), *oh = out + s.out.row(b, h, 0);
+    const float *doh = dout + s.dout.row(b, h, 0), *lh = lse + bh * s.seq;
     for (int64_t i0 = first; i0 < s.seq; i0 += kTile) {
       __syncthreads();
-      stageRows(qTileRows, qh, i0, s.seq, d);
-      stageRows(doTileRows, doh, i0, s.seq, d);
+      stageRows(qTileRows, qh, i0, s.seq, d, s.q.seq);
+      stageRows(doTileRows, doh, i0, s.seq, d, s.dout.seq);
       int64_t t = i0 + threadIdx.x;
       if (t < s.seq) {
         lseTile[threadIdx.x] = lh[t];
         if constexpr (kDk)
-          deltaTile[threadIdx.x] = dotRow<D>(doh + t * d, oh + t * d, d);
+          deltaTile[threadIdx.x] =
+              dotRow<D>(doh + t * s.dout.seq, oh + t * s.out.seq, d);
       }
       __syncthreads();
       if (!active)
@@ -229,7 +238,8 @@ __global__ void dkvKernel(StepAttentionShape s, const float *q, const float *k,
   }
   if (!active)
     return;
-  ZSHARD_FOR_ROW(e, dkv[row + e] = acc[e])
+  float *dkvRow = dkv + (kDk ? s.dk : s.dv).row(b, kvh, u);
+  ZSHARD_FOR_ROW(e, dkvRow[e] = acc[e])
 }
 
 #undef ZSHARD_FOR_ROW

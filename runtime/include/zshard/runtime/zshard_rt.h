@@ -315,6 +315,35 @@ ZSHARD_RT_API void zshard_rt_step_attention_bwd(
     const float *v, const float *out, const float *lse, const float *dout,
     float *dq, float *dk, float *dv);
 
+/// zshard_rt_step_attention_fwd() on operands with strides: element
+/// (b, h, t, e) of q is q[b * qBatch + h * qHead + t * qSeq + e] (each head's
+/// rows of headDim contiguous), likewise k, v and out; lse is contiguous.
+/// What compiled steps call: q, k and v read in place from the
+/// [batch, seq, heads, headDim] projection they were split from, out
+/// written in the layout its consumer reads, without the copies that would
+/// make them contiguous. No stride may be negative; out must not overlap
+/// itself or an input.
+ZSHARD_RT_API void zshard_rt_step_attention_strided_fwd(
+    int64_t batch, int64_t heads, int64_t kvHeads, int64_t seq, int64_t headDim,
+    float scale, const float *q, int64_t qBatch, int64_t qHead, int64_t qSeq,
+    const float *k, int64_t kBatch, int64_t kHead, int64_t kSeq, const float *v,
+    int64_t vBatch, int64_t vHead, int64_t vSeq, float *out, int64_t outBatch,
+    int64_t outHead, int64_t outSeq, float *lse);
+
+/// zshard_rt_step_attention_bwd() on operands with strides, as
+/// zshard_rt_step_attention_strided_fwd() (lse contiguous); dq, dk and dv
+/// must not overlap each other or an input.
+ZSHARD_RT_API void zshard_rt_step_attention_strided_bwd(
+    int64_t batch, int64_t heads, int64_t kvHeads, int64_t seq, int64_t headDim,
+    float scale, const float *q, int64_t qBatch, int64_t qHead, int64_t qSeq,
+    const float *k, int64_t kBatch, int64_t kHead, int64_t kSeq, const float *v,
+    int64_t vBatch, int64_t vHead, int64_t vSeq, const float *out,
+    int64_t outBatch, int64_t outHead, int64_t outSeq, const float *lse,
+    const float *dout, int64_t doutBatch, int64_t doutHead, int64_t doutSeq,
+    float *dq, int64_t dqBatch, int64_t dqHead, int64_t dqSeq, float *dk,
+    int64_t dkBatch, int64_t dkHead, int64_t dkSeq, float *dv, int64_t dvBatch,
+    int64_t dvHead, int64_t dvSeq);
+
 /// Seconds the calling thread has spent in zshard_rt_step_sgemm() since it
 /// started or since zshard_rt_step_sgemm_reset_counters().
 ZSHARD_RT_API double zshard_rt_step_sgemm_seconds(void);
