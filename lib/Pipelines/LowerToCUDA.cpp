@@ -140,6 +140,8 @@ void zshard::buildLowerToCUDAPipeline(OpPassManager &pm,
   CUDATargetOptions target = options.getTargetOptions();
   BufferizeOptions bufferize = options.getBufferizeOptions();
   bufferize.gpuReductionThreads = target.reductionThreads;
+  // cuBLAS takes the products; zshard_rt_step_sgemm_bias is host only.
+  bufferize.fuseBias = false;
   buildBufferizeStepPipeline(pm, bufferize);
   buildBufferizedStepToCUDAPipeline(pm, target);
 }

@@ -79,8 +79,11 @@ void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
   pm.addPass(zshard::createUpdateInPlace());
   if (options.tagAllocations)
     pm.addPass(zshard::createTagAllocations());
-  if (options.runtimeMatmul)
-    pm.addPass(zshard::createMatmulToRuntime());
+  if (options.runtimeMatmul) {
+    zshard::MatmulToRuntimeOptions matmul;
+    matmul.fuseBias = options.fuseBias;
+    pm.addPass(zshard::createMatmulToRuntime(matmul));
+  }
   pm.addPass(zshard::createLowerStridedCopies());
   // Deallocations right after last uses (the upstream deallocation
   // pipeline only where the step is not one straight-line block).

@@ -31,6 +31,19 @@ def MatmulToRuntime : Pass<"zshard-matmul-to-runtime", "::mlir::ModuleOp"> {
     transpose flag. Products the pass cannot map (other element types,
     dynamic strides, other maps) are left alone and become loops.
 
+    With `fuse-bias` (the CPU target's pipelines set it), an f32 product
+    whose fresh output is zero-filled and then read only by a bias add —
+    a `linalg.generic` adding it (identity map) and a contiguous f32 vector
+    read by column (`(d0, d1) -> (d1)`) into a memref neither the product's
+    operands nor the vector view, later in the block with only ops that
+    touch no memory or set the next allocation's category in between —
+    becomes one call of `zshard_rt_step_sgemm_bias` at the add, writing the
+    add's output with the bias's address as its last argument; the add, the
+    fill and the product's own allocation (and its category call) are
+    erased. The runtime adds the bias in the product's epilogue (oneDNN) or
+    right after it, so each element is rounded as the separate add rounded
+    it. The CUDA target leaves it off: the entry runs on the host only.
+
     Before:
     ```mlir
     linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x2xf32>)
@@ -46,11 +59,18 @@ def MatmulToRuntime : Pass<"zshard-matmul-to-runtime", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"fuseBias", "fuse-bias", "bool", /*default=*/"false",
+           "Fold a bias add of a product's fresh output into the call "
+           "(zshard_rt_step_sgemm_bias; host only: the CPU target)">
+  ];
   let statistics = [
     Statistic<"numConverted", "converted", "Matrix products turned into calls">,
     Statistic<"numKept", "kept", "Matrix products left to become loops">,
     Statistic<"numFoldedFills", "folded-fills",
-              "Zero-fills of outputs folded into the products (beta 0)">
+              "Zero-fills of outputs folded into the products (beta 0)">,
+    Statistic<"numFusedBiases", "fused-biases",
+              "Bias adds folded into the products (fuse-bias)">
   ];
 }
 

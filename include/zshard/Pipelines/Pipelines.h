@@ -29,6 +29,9 @@ struct BufferizeOptions {
   /// Matrix products as runtime gemm calls (BLAS, cuBLAS) instead of loops
   /// or kernels.
   bool runtimeMatmul = true;
+  /// Bias adds of products folded into their calls
+  /// (zshard_rt_step_sgemm_bias, host only: the CUDA target turns it off).
+  bool fuseBias = true;
   /// Polynomial approximations instead of libm / libdevice calls.
   bool approximateMath = true;
   /// Annotate phases and charge each allocation to a memory category
@@ -54,6 +57,11 @@ struct BufferizePipelineOptions : public Base {
       llvm::cl::desc("Turn matrix products into runtime gemm calls (BLAS, "
                      "cuBLAS on CUDA) instead of loops or kernels"),
       llvm::cl::init(true)};
+  mlir::detail::PassOptions::Option<bool> fuseBias{
+      *this, "fuse-bias",
+      llvm::cl::desc("Fold bias adds of products into their runtime calls "
+                     "(host only; the CUDA pipelines ignore it)"),
+      llvm::cl::init(true)};
   mlir::detail::PassOptions::Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("Polynomial approximations instead of libm or "
@@ -71,6 +79,7 @@ struct BufferizePipelineOptions : public Base {
     BufferizeOptions options;
     options.fuseElementwise = fuseElementwise;
     options.runtimeMatmul = runtimeMatmul;
+    options.fuseBias = fuseBias;
     options.approximateMath = approximateMath;
     options.tagAllocations = tagAllocations;
     return options;

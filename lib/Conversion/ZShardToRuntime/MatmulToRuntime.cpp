@@ -16,6 +16,7 @@
 #include "zshard/Conversion/Passes.h"
 
 #include "ZShardToRuntime/RuntimeCalls.h"
+#include "zshard/Analysis/MemoryPlan.h"
 #include "zshard/Support/ViewRoot.h"
 #include "zshard/abi/RuntimeCodes.h"
 
@@ -39,6 +40,7 @@ using namespace mlir;
 namespace {
 
 constexpr StringLiteral kSgemm = "zshard_rt_step_sgemm";
+constexpr StringLiteral kSgemmBias = "zshard_rt_step_sgemm_bias";
 constexpr StringLiteral kGemmBF16 = "zshard_rt_step_gemm_bf16";
 
 /// How one operand is handed to BLAS.
@@ -173,6 +175,92 @@ linalg::FillOp findFoldableZeroFill(Operation *op, Value a, Value b, Value c) {
   return {};
 }
 
+/// Whether `op` is the call that sets the category of the next allocation
+/// (zshard-tag-allocations).
+bool isSetAllocCategory(Operation *op) {
+  auto call = dyn_cast_or_null<func::CallOp>(op);
+  return call && call.getCallee() == mlir::zshard::kSetAllocCategoryFn;
+}
+
+/// A bias add the product C = A B can take over: out = C + bias, bias a
+/// vector of C's columns added to every row.
+struct BiasAdd {
+  linalg::GenericOp op;
+  Value bias, out;
+};
+
+/// The bias add that reads `c`, the fresh 2-D allocation the product `op`
+/// writes (its zero-fill folded): a linalg.generic adding `c` (identity
+/// map) and a contiguous f32 vector (map (d0, d1) -> (d1)) into a third
+/// memref that neither `a`, `b` nor the vector views, after `op` in its
+/// block with only ops that touch no memory, or set the next allocation's
+/// category, in between; `c` read by nothing else. None when there is none.
+std::optional<BiasAdd> findBiasAdd(Operation *op, Value a, Value b, Value c,
+                                   linalg::FillOp zeroFill) {
+  if (!c.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  linalg::GenericOp add;
+  for (Operation *user : c.getUsers()) {
+    if (user == op || user == zeroFill)
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || add)
+      return std::nullopt;
+    add = generic;
+  }
+  if (!add || add->getBlock() != op->getBlock() || !op->isBeforeInBlock(add) ||
+      !add.hasPureBufferSemantics() || add.getNumDpsInputs() != 2 ||
+      add.getNumDpsInits() != 1 || add.getNumLoops() != 2 ||
+      add.getNumParallelLoops() != 2)
+    return std::nullopt;
+  for (Operation *between = op->getNextNode(); between != add;
+       between = between->getNextNode())
+    if (!touchesNoMemory(between) && !isSetAllocCategory(between))
+      return std::nullopt;
+  // out = in0 + in1, one of them c.
+  Block &body = add.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto sum = yield.getValues().size() == 1
+                 ? yield.getValues()[0].getDefiningOp<arith::AddFOp>()
+                 : arith::AddFOp();
+  if (!sum || body.getOperations().size() != 2 ||
+      !llvm::is_contained(ValueRange{sum.getLhs(), sum.getRhs()},
+                          body.getArgument(0)) ||
+      !llvm::is_contained(ValueRange{sum.getLhs(), sum.getRhs()},
+                          body.getArgument(1)))
+    return std::nullopt;
+  unsigned cIndex = add.getDpsInputOperand(0)->get() == c ? 0 : 1;
+  Value bias = add.getDpsInputOperand(1 - cIndex)->get();
+  SmallVector<AffineMap> maps = add.getIndexingMapsArray();
+  MLIRContext *ctx = op->getContext();
+  AffineMap columns = AffineMap::get(2, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  auto biasType = dyn_cast<MemRefType>(bias.getType());
+  if (add.getDpsInputOperand(cIndex)->get() != c ||
+      !maps[cIndex].isIdentity() || maps[1 - cIndex] != columns ||
+      !maps[2].isIdentity() || !biasType || biasType.getRank() != 1 ||
+      !biasType.getElementType().isF32() || !biasType.getLayout().isIdentity())
+    return std::nullopt;
+  Value out = add.getDpsInitOperand(0)->get();
+  Value outRoot = mlir::zshard::getViewRoot(out);
+  for (Value read : {a, b, bias})
+    if (mlir::zshard::getViewRoot(read) == outRoot)
+      return std::nullopt;
+  return BiasAdd{add, bias, out};
+}
+
+/// Erases `alloc`, unused now, and the category call zshard-tag-allocations
+/// put before it (with its constant when nothing else reads it).
+void eraseAllocation(memref::AllocOp alloc) {
+  Operation *prev = alloc->getPrevNode();
+  alloc->erase();
+  if (!isSetAllocCategory(prev))
+    return;
+  Operation *code = prev->getOperand(0).getDefiningOp();
+  prev->erase();
+  if (code && code->use_empty() && isMemoryEffectFree(code))
+    code->erase();
+}
+
 /// The runtime's gemm entry for operands of `elementType` (f32: sgemm,
 /// bf16: gemm_bf16); both take the same arguments, the last whether the
 /// product accumulates into C.
@@ -187,8 +275,21 @@ func::FuncOp getOrDeclareGemm(ModuleOp module, Type elementType) {
       b.getFunctionType(inputs, {}));
 }
 
+/// The runtime's f32 gemm with a bias: sgemm's arguments, the last the
+/// bias's address instead of `accumulate`.
+func::FuncOp getOrDeclareGemmBias(ModuleOp module) {
+  Builder b(module.getContext());
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
+  SmallVector<Type> inputs = {i32, i32, i64, i64, i64, i64, ptr, i64,
+                              i64, ptr, i64, i64, ptr, i64, i64, ptr};
+  return mlir::zshard::getOrDeclareRuntimeFunction(
+      module, kSgemmBias, b.getFunctionType(inputs, {}));
+}
+
 struct MatmulToRuntimePass
     : public mlir::zshard::impl::MatmulToRuntimeBase<MatmulToRuntimePass> {
+  using MatmulToRuntimeBase::MatmulToRuntimeBase;
   void runOnOperation() override;
   LogicalResult convert(linalg::LinalgOp op, bool hasBatch);
 };
@@ -230,8 +331,22 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
   // C = 0 followed by C += A B is C = A B.
   linalg::FillOp zeroFill =
       k > 0 ? findFoldableZeroFill(op, a, b, c) : linalg::FillOp();
+  // C = A B followed by D = C + bias is D = A B + bias.
+  std::optional<BiasAdd> biasAdd;
+  if (fuseBias && zeroFill && !hasBatch && inputType.isF32())
+    biasAdd = findBiasAdd(op, a, b, c, zeroFill);
+  if (biasAdd) {
+    opC = describeOperand(biasAdd->out, f32, false, false);
+    if (failed(opC) || opC->transpose)
+      biasAdd.reset();
+    if (!biasAdd)
+      opC = describeOperand(c, f32, hasBatch, false);
+  }
 
-  OpBuilder builder(op);
+  // With a bias add taken over, the call replaces it: A and B are as they
+  // were at the product (nothing between touches memory), and the output
+  // exists there.
+  OpBuilder builder(biasAdd ? biasAdd->op.getOperation() : op.getOperation());
   Location loc = op.getLoc();
   // One constant per distinct value keeps the call readable.
   llvm::DenseMap<std::pair<Type, int64_t>, Value> constants;
@@ -246,6 +361,7 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
     return constant(builder.getI32Type(),
                     transpose ? ZSHARD_RT_TRANS : ZSHARD_RT_NO_TRANS);
   };
+  Value out = biasAdd ? biasAdd->out : c;
   SmallVector<Value> args = {i32(opA->transpose),
                              i32(opB->transpose),
                              i64(batch),
@@ -258,17 +374,29 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
                              mlir::zshard::getElementPointer(builder, loc, b),
                              i64(opB->leadingDim),
                              i64(opB->batchStride),
-                             mlir::zshard::getElementPointer(builder, loc, c),
+                             mlir::zshard::getElementPointer(builder, loc, out),
                              i64(opC->leadingDim),
-                             i64(opC->batchStride),
-                             constant(builder.getI32Type(), zeroFill ? 0 : 1)};
-  func::CallOp::create(builder, loc,
-                       getOrDeclareGemm(getOperation(), inputType), args);
+                             i64(opC->batchStride)};
+  if (biasAdd) {
+    args.push_back(
+        mlir::zshard::getElementPointer(builder, loc, biasAdd->bias));
+    func::CallOp::create(builder, loc, getOrDeclareGemmBias(getOperation()),
+                         args);
+    biasAdd->op->erase();
+    ++numFusedBiases;
+  } else {
+    args.push_back(constant(builder.getI32Type(), zeroFill ? 0 : 1));
+    func::CallOp::create(builder, loc,
+                         getOrDeclareGemm(getOperation(), inputType), args);
+  }
   op->erase();
   if (zeroFill) {
     zeroFill->erase();
     ++numFoldedFills;
   }
+  // The product's own output is unused once the bias add took its place.
+  if (biasAdd)
+    eraseAllocation(c.getDefiningOp<memref::AllocOp>());
   return success();
 }
 

@@ -26,10 +26,11 @@ using namespace zshard::rt;
 
 namespace {
 
-/// A product's layout and operand type: what a matmul primitive is made for.
+/// A product's layout, operand type and whether it adds a bias: what a
+/// matmul primitive is made for.
 using Key =
     std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int, int, int,
-               int64_t, int64_t, int64_t, bool, dnnl::memory::data_type>;
+               int64_t, int64_t, int64_t, bool, dnnl::memory::data_type, bool>;
 
 /// The memory descriptor of the batch of row-major matrices `rows x cols`
 /// (or their transposes, read through strides) with leading dimension `ld`
@@ -63,7 +64,8 @@ struct Primitives {
   std::map<Key, Matmul> cache;
 
   /// The matmul for `key`'s layout and operand type: C += A B (the sum
-  /// post-op) or C = A B, with an f32 C.
+  /// post-op), C = A B, or C = A B + bias (one f32 row added to every row
+  /// of every matrix), with an f32 C.
   Matmul get(const Key &key, const StepGemmShape &s, int64_t strideA,
              int64_t strideB, int64_t strideC) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -87,8 +89,13 @@ struct Primitives {
     // Scratch from the caller, per call: rank threads run one primitive at
     // once safely (ScratchPolicy).
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::matmul::primitive_desc desc(dnnl::matmul::desc(a, b, c), attr,
-                                      engine);
+    bool withBias = std::get<14>(key);
+    dnnl::memory::desc bias(dnnl::memory::dims{1, 1, s.n}, type::f32,
+                            dnnl::memory::dims{s.n, s.n, 1});
+    dnnl::matmul::primitive_desc desc(withBias
+                                          ? dnnl::matmul::desc(a, b, bias, c)
+                                          : dnnl::matmul::desc(a, b, c),
+                                      attr, engine);
     std::string impl = desc.impl_info_str();
     bool faster = operands == type::f32 ? impl.rfind("brg", 0) == 0
                                         : impl.rfind("ref", 0) != 0;
@@ -147,16 +154,17 @@ void *threadScratch(size_t bytes) {
   return buffer.data;
 }
 
-/// Runs the matmul for `s` on operands of type `operands`; false, having done
-/// nothing, when there is none worth running (Matmul).
+/// Runs the matmul for `s` on operands of type `operands`, adding `bias` to
+/// every row when not null; false, having done nothing, when there is none
+/// worth running (Matmul).
 bool run(const char *entry, dnnl::memory::data_type operands,
          ScratchPolicy policy, const StepGemmShape &s, const void *a,
          int64_t strideA, const void *b, int64_t strideB, float *c,
-         int64_t strideC) {
+         int64_t strideC, const float *bias = nullptr) {
   try {
-    Key key{s.transA, s.transB, s.batch,      s.m,     s.n,
-            s.k,      s.lda,    s.ldb,        s.ldc,   strideA,
-            strideB,  strideC,  s.accumulate, operands};
+    Key key{s.transA, s.transB, s.batch,      s.m,      s.n,
+            s.k,      s.lda,    s.ldb,        s.ldc,    strideA,
+            strideB,  strideC,  s.accumulate, operands, bias != nullptr};
     Primitives &p = primitives();
     Matmul matmul = p.get(key, s, strideA, strideB, strideC);
     if (!matmul.op)
@@ -170,6 +178,9 @@ bool run(const char *entry, dnnl::memory::data_type operands,
     dnnl::memory dst(desc.dst_desc(), p.engine, c);
     std::unordered_map<int, dnnl::memory> args{
         {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+    if (bias)
+      args.emplace(DNNL_ARG_BIAS, dnnl::memory(desc.bias_desc(), p.engine,
+                                               const_cast<float *>(bias)));
     dnnl::memory::desc scratchDesc = desc.scratchpad_desc();
     void *scratch = nullptr;
     size_t bytes = scratchDesc.get_size();
@@ -205,10 +216,10 @@ bool zshard::rt::dnnlGemmBf16(const StepGemmShape &s, const uint16_t *a,
 
 bool zshard::rt::dnnlSgemm(const StepGemmShape &s, const float *a,
                            int64_t strideA, const float *b, int64_t strideB,
-                           float *c, int64_t strideC) {
+                           float *c, int64_t strideC, const float *bias) {
   if (s.m * s.n * s.k < kDnnlSgemmMinMacs)
     return false;
-  return run("zshard_rt_step_sgemm", dnnl::memory::data_type::f32,
-             ScratchPolicy::ThreadBuffer, s, a, strideA, b, strideB, c,
-             strideC);
+  return run(bias ? "zshard_rt_step_sgemm_bias" : "zshard_rt_step_sgemm",
+             dnnl::memory::data_type::f32, ScratchPolicy::ThreadBuffer, s, a,
+             strideA, b, strideB, c, strideC, bias);
 }

@@ -71,17 +71,31 @@ int leadingDim(const char *entry, const char *name, int64_t ld, int64_t rows,
   return static_cast<int>(ld);
 }
 
-/// The product on oneDNN where it beats OpenBLAS (cpu/DnnlGemm.h); false,
-/// with nothing done, elsewhere.
+/// The product (plus `bias` on every row, when not null) on oneDNN where it
+/// beats OpenBLAS (cpu/DnnlGemm.h); false, with nothing done, elsewhere.
 bool gemmOnDnnl(const StepGemmShape &s, const float *a, int64_t strideA,
-                const float *b, int64_t strideB, float *c, int64_t strideC) {
+                const float *b, int64_t strideB, float *c, int64_t strideC,
+                const float *bias = nullptr) {
 #ifdef ZSHARD_HAS_DNNL
-  return dnnlSgemm(s, a, strideA, b, strideB, c, strideC);
+  return dnnlSgemm(s, a, strideA, b, strideB, c, strideC, bias);
 #else
   (void)s, (void)a, (void)strideA, (void)b, (void)strideB, (void)c,
-      (void)strideC;
+      (void)strideC, (void)bias;
   return false;
 #endif
+}
+
+/// C_i = op(A_i) op(B_i) for each matrix on OpenBLAS.
+void gemmOnBlas(const StepGemmShape &shape, const float *a, int64_t strideA,
+                const float *b, int64_t strideB, float *c, int64_t strideC) {
+  CBLAS_TRANSPOSE opA = shape.transA ? CblasTrans : CblasNoTrans;
+  CBLAS_TRANSPOSE opB = shape.transB ? CblasTrans : CblasNoTrans;
+  int im = static_cast<int>(shape.m), in = static_cast<int>(shape.n),
+      ik = static_cast<int>(shape.k);
+  for (int64_t i = 0; i < shape.batch; ++i)
+    cblas_sgemm(CblasRowMajor, opA, opB, im, in, ik, 1.0f, a + i * strideA,
+                shape.lda, b + i * strideB, shape.ldb, shape.beta(),
+                c + i * strideC, shape.ldc);
 }
 
 } // namespace
@@ -146,16 +160,51 @@ extern "C" void zshard_rt_step_sgemm(int32_t transA, int32_t transB,
   } else if (gemmOnDnnl(shape, a, strideA, b, strideB, c, strideC)) {
     ++counters.dnnlCalls;
   } else {
-    CBLAS_TRANSPOSE opA = shape.transA ? CblasTrans : CblasNoTrans;
-    CBLAS_TRANSPOSE opB = shape.transB ? CblasTrans : CblasNoTrans;
-    int im = static_cast<int>(m), in = static_cast<int>(n),
-        ik = static_cast<int>(k);
-    for (int64_t i = 0; i < batch; ++i)
-      cblas_sgemm(CblasRowMajor, opA, opB, im, in, ik, 1.0f, a + i * strideA,
-                  shape.lda, b + i * strideB, shape.ldb, shape.beta(),
-                  c + i * strideC, shape.ldc);
+    gemmOnBlas(shape, a, strideA, b, strideB, c, strideC);
   }
 
+  counters.flops += 2.0 * double(batch) * double(m) * double(n) * double(k);
+  counters.seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+}
+
+extern "C" void
+zshard_rt_step_sgemm_bias(int32_t transA, int32_t transB, int64_t batch,
+                          int64_t m, int64_t n, int64_t k, const float *a,
+                          int64_t lda, int64_t strideA, const float *b,
+                          int64_t ldb, int64_t strideB, float *c, int64_t ldc,
+                          int64_t strideC, const float *bias) {
+  constexpr const char *biasEntry = "zshard_rt_step_sgemm_bias";
+  auto start = std::chrono::steady_clock::now();
+  ++counters.calls;
+  StepGemmShape shape = checkStepGemm(biasEntry, transA, transB, batch, m, n, k,
+                                      a, lda, b, ldb, c, ldc, 0);
+  if (shape.empty())
+    return;
+  if (!bias)
+    stepFatal(biasEntry, "bias is NULL");
+  if (Device *device = currentStepDevice())
+    stepFatal(biasEntry,
+              "%s: products with a bias run on the host only (the CPU "
+              "target's artifacts call them)",
+              device->name().c_str());
+  if (!gemmOnDnnl(shape, a, strideA, b, strideB, c, strideC, bias)) {
+    // The product, then the bias added to it: the sums oneDNN's epilogue
+    // computes.
+    if (shape.zeroesOnly())
+      zeroStepProducts(shape, c, strideC);
+    else
+      gemmOnBlas(shape, a, strideA, b, strideB, c, strideC);
+    for (int64_t i = 0; i < shape.batch; ++i)
+      for (int64_t row = 0; row < shape.m; ++row) {
+        float *out = c + i * strideC + row * shape.ldc;
+        for (int64_t col = 0; col < shape.n; ++col)
+          out[col] += bias[col];
+      }
+  } else {
+    ++counters.dnnlCalls;
+  }
   counters.flops += 2.0 * double(batch) * double(m) * double(n) * double(k);
   counters.seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

@@ -37,8 +37,12 @@ std::string describe(const BatchCase &c) {
 /// double; padding and gaps must come out untouched. Accumulating, C starts
 /// random (it must be added to); overwriting, C's matrices start NaN (they
 /// must never be read). Returns how many of its calls oneDNN ran (0 or 1).
-uint64_t checkAgainstNaive(const BatchCase &c, unsigned seed, bool accumulate) {
-  SCOPED_TRACE(describe(c) + " accumulate=" + std::to_string(accumulate));
+/// With `withBias`, zshard_rt_step_sgemm_bias instead (accumulate must be
+/// false): C_i = op(A_i) op(B_i) + bias, bias random.
+uint64_t checkAgainstNaive(const BatchCase &c, unsigned seed, bool accumulate,
+                           bool withBias = false) {
+  SCOPED_TRACE(describe(c) + " accumulate=" + std::to_string(accumulate) +
+               " bias=" + std::to_string(withBias));
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   int64_t aRows = c.transA ? c.k : c.m, aCols = c.transA ? c.m : c.k;
@@ -56,6 +60,9 @@ uint64_t checkAgainstNaive(const BatchCase &c, unsigned seed, bool accumulate) {
     x = dist(rng);
   for (float &x : out)
     x = dist(rng);
+  std::vector<float> bias(std::max<int64_t>(c.n, 1));
+  for (float &x : bias)
+    x = dist(rng);
   if (!accumulate)
     for (int64_t i = 0; i < c.batch; ++i)
       for (int64_t r = 0; r < c.m; ++r)
@@ -65,9 +72,14 @@ uint64_t checkAgainstNaive(const BatchCase &c, unsigned seed, bool accumulate) {
   uint64_t callsBefore = zshard_rt_step_sgemm_calls();
   uint64_t dnnlBefore = zshard_rt_step_sgemm_dnnl_calls();
   double flopsBefore = zshard_rt_step_sgemm_flops();
-  zshard_rt_step_sgemm(c.transA, c.transB, c.batch, c.m, c.n, c.k, a.data(),
-                       lda, strideA, b.data(), ldb, strideB, out.data(), ldc,
-                       strideC, accumulate ? 1 : 0);
+  if (withBias)
+    zshard_rt_step_sgemm_bias(c.transA, c.transB, c.batch, c.m, c.n, c.k,
+                              a.data(), lda, strideA, b.data(), ldb, strideB,
+                              out.data(), ldc, strideC, bias.data());
+  else
+    zshard_rt_step_sgemm(c.transA, c.transB, c.batch, c.m, c.n, c.k, a.data(),
+                         lda, strideA, b.data(), ldb, strideB, out.data(), ldc,
+                         strideC, accumulate ? 1 : 0);
   EXPECT_EQ(zshard_rt_step_sgemm_calls(), callsBefore + 1);
   uint64_t dnnlCalls = zshard_rt_step_sgemm_dnnl_calls() - dnnlBefore;
   EXPECT_EQ(zshard_rt_step_sgemm_flops() - flopsBefore,
@@ -87,7 +99,7 @@ uint64_t checkAgainstNaive(const BatchCase &c, unsigned seed, bool accumulate) {
         }
         size_t at = size_t(i * strideC + r * ldc + col);
         written[at] = true;
-        double before = accumulate ? in[at] : 0.0;
+        double before = accumulate ? in[at] : withBias ? bias[col] : 0.0;
         double want = before + sum;
         EXPECT_LE(std::fabs(out[at] - want),
                   1e-5 * (magnitude + std::fabs(before)) + 1e-30)
@@ -168,6 +180,39 @@ TEST(StepSgemmTest, LargeProductsMatchNaive) {
 #endif
 }
 
+// Tests zshard_rt_step_sgemm_bias (the product plus a row added to every row,
+// C never read) the same way, below and above oneDNN's threshold, and with
+// k 0 (C is the bias alone).
+TEST(StepSgemmTest, BiasProductsMatchNaive) {
+  const int64_t shapes[][4] = {{1, 3, 5, 7},
+                               {2, 65, 67, 3},
+                               {1, 7, 4, 0},
+                               {1, 130, 129, 131},
+                               {2, 97, 160, 140}};
+  unsigned seed = 2000;
+  uint64_t denseOnDnnl = 0, dense = 0;
+  for (bool transA : {false, true})
+    for (bool transB : {false, true})
+      for (const auto &s : shapes)
+        for (int64_t pad : {0, 2})
+          for (int64_t gap : {0, 5}) {
+            uint64_t onDnnl = checkAgainstNaive(
+                {s[0], s[1], s[2], s[3], transA, transB, pad, gap}, seed++,
+                /*accumulate=*/false, /*withBias=*/true);
+            if (s[0] * s[1] * s[2] * s[3] < (int64_t(1) << 21))
+              EXPECT_EQ(onDnnl, 0u) << "a small product went to oneDNN";
+            else if (s[0] == 1 && pad == 0 && gap == 0) {
+              ++dense;
+              denseOnDnnl += onDnnl;
+            }
+          }
+#ifdef ZSHARD_HAS_DNNL
+  EXPECT_EQ(denseOnDnnl, cpuHasBrgemm() ? dense : 0u);
+#else
+  EXPECT_EQ(denseOnDnnl, 0u); // built without oneDNN
+#endif
+}
+
 // Tests that a batch stride of 0 for A or B broadcasts one matrix to all.
 TEST(StepSgemmTest, ZeroStrideBroadcasts) {
   const int64_t batch = 3, m = 2, n = 2, k = 2;
@@ -235,4 +280,18 @@ TEST(StepSgemmDeathTest, BadLeadingDimensionAborts) {
   EXPECT_DEATH(zshard_rt_step_sgemm(0, 0, -1, 2, 2, 2, a.data(), 2, 0, b.data(),
                                     2, 0, c.data(), 2, 0, 1),
                "must be non-negative");
+}
+
+// Tests that a product with a bias checks like the plain one and needs its
+// bias.
+TEST(StepSgemmDeathTest, BiasProductChecks) {
+  std::vector<float> a(16, 1.0f), b(16, 1.0f), c(16, 0.0f);
+  EXPECT_DEATH(zshard_rt_step_sgemm_bias(0, 0, 1, 2, 2, 2, a.data(), 2, 0,
+                                         b.data(), 2, 0, c.data(), 2, 0,
+                                         nullptr),
+               "zshard_rt_step_sgemm_bias: bias is NULL");
+  EXPECT_DEATH(zshard_rt_step_sgemm_bias(0, 0, 1, 2, 2, 4, a.data(), 3, 0,
+                                         b.data(), 2, 0, c.data(), 2, 0,
+                                         a.data()),
+               "zshard_rt_step_sgemm_bias: lda = 3 for a 2 x 4 matrix");
 }

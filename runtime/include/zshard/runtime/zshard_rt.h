@@ -293,6 +293,21 @@ ZSHARD_RT_API void zshard_rt_step_sgemm(int32_t transA, int32_t transB,
                                         int64_t ldc, int64_t strideC,
                                         int32_t accumulate);
 
+/// zshard_rt_step_sgemm() overwriting C with the product plus \p bias, n
+/// floats added to every row of every C_i: C_i = op(A_i) * op(B_i) + bias,
+/// what a compiled linear layer calls where the CPU target folded its bias
+/// add into the product (zshard-matmul-to-runtime). On oneDNN the bias is
+/// added in the product's epilogue, elsewhere right after it; either way
+/// each element is the product's sum plus the bias, rounded once, as the
+/// separate add computed it. Host only: with a GPU current device it aborts.
+/// Counted like zshard_rt_step_sgemm().
+ZSHARD_RT_API void
+zshard_rt_step_sgemm_bias(int32_t transA, int32_t transB, int64_t batch,
+                          int64_t m, int64_t n, int64_t k, const float *a,
+                          int64_t lda, int64_t strideA, const float *b,
+                          int64_t ldb, int64_t strideB, float *c, int64_t ldc,
+                          int64_t strideC, const float *bias);
+
 /// Causal softmax attention (zshard.causal_attention): q, out
 /// [batch, heads, seq, headDim], k, v [batch, kvHeads, seq, headDim] (head h
 /// reads kv head h / (heads / kvHeads)), lse [batch, heads, seq], all f32,

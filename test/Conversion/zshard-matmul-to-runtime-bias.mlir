@@ -1,0 +1,149 @@
+// RUN: zshard-opt %s --mlir-print-debuginfo=false --zshard-matmul-to-runtime=fuse-bias=true --split-input-file | FileCheck %s
+// RUN: zshard-opt %s --mlir-print-debuginfo=false --zshard-matmul-to-runtime --split-input-file | FileCheck %s --check-prefix=OFF
+
+// Tests that with fuse-bias a product into a fresh, zero-filled output
+// followed by a bias add of that output becomes one
+// zshard_rt_step_sgemm_bias call writing the bias add's output (the bias's
+// address last), at the bias add: the add, the fill and the product's own
+// allocation (with the category call zshard-tag-allocations put before it)
+// are gone. Without the option the product and the add stay two.
+
+#bias = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func private @zshard_rt_step_set_alloc_category(i32)
+
+// CHECK-LABEL: func.func @fused
+// CHECK-SAME:    (%[[A:.*]]: memref<8x4xf32>, %[[B:.*]]: memref<2x4xf32>, %[[BIAS:.*]]: memref<2xf32>, %[[OUT:.*]]: memref<8x2xf32>)
+// CHECK:         call @zshard_rt_step_set_alloc_category
+// CHECK-NOT:     call @zshard_rt_step_set_alloc_category
+// CHECK:         %[[D:.*]] = memref.alloc() : memref<8x2xf32>
+// CHECK-NOT:     linalg.
+// CHECK:         memref.extract_aligned_pointer_as_index %[[D]]
+// CHECK:         memref.extract_aligned_pointer_as_index %[[BIAS]]
+// CHECK:         %[[PBIAS:.*]] = llvm.inttoptr
+// CHECK:         call @zshard_rt_step_sgemm_bias(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PBIAS]])
+// CHECK-NEXT:    memref.copy %[[D]], %[[OUT]]
+// CHECK-NOT:     memref.alloc
+// OFF-LABEL:   func.func @fused
+// OFF:           call @zshard_rt_step_sgemm(
+// OFF:           linalg.generic
+func.func @fused(%a: memref<8x4xf32>, %b: memref<2x4xf32>, %bias: memref<2xf32>, %out: memref<8x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %cat = arith.constant 3 : i32
+  call @zshard_rt_step_set_alloc_category(%cat) : (i32) -> ()
+  %c = memref.alloc() : memref<8x2xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x2xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : memref<8x4xf32>, memref<2x4xf32>) outs(%c : memref<8x2xf32>)
+  %cat2 = arith.constant 1 : i32
+  call @zshard_rt_step_set_alloc_category(%cat2) : (i32) -> ()
+  %d = memref.alloc() : memref<8x2xf32>
+  linalg.generic {indexing_maps = [#bias, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias, %c : memref<2xf32>, memref<8x2xf32>) outs(%d : memref<8x2xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %d, %out : memref<8x2xf32> to memref<8x2xf32>
+  return
+}
+
+// -----
+
+// Tests that a product whose output something else reads too keeps its
+// output and its own call.
+
+#bias = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @read_twice
+// CHECK:         call @zshard_rt_step_sgemm(
+// CHECK:         linalg.generic
+// CHECK-NOT:     sgemm_bias
+func.func @read_twice(%a: memref<8x4xf32>, %b: memref<4x2xf32>, %bias: memref<2xf32>, %d: memref<8x2xf32>, %e: memref<8x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x2xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x2xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x2xf32>) outs(%c : memref<8x2xf32>)
+  linalg.generic {indexing_maps = [#bias, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias, %c : memref<2xf32>, memref<8x2xf32>) outs(%d : memref<8x2xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %c, %e : memref<8x2xf32> to memref<8x2xf32>
+  return
+}
+
+// -----
+
+// Tests that a vector added along the rows (one value a row, not a
+// column bias) is not taken over.
+
+#rows = affine_map<(d0, d1) -> (d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @row_vector
+// CHECK:         call @zshard_rt_step_sgemm(
+// CHECK:         linalg.generic
+func.func @row_vector(%a: memref<8x4xf32>, %b: memref<4x2xf32>, %v: memref<8xf32>, %d: memref<8x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x2xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x2xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x2xf32>) outs(%c : memref<8x2xf32>)
+  linalg.generic {indexing_maps = [#rows, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%v, %c : memref<8xf32>, memref<8x2xf32>) outs(%d : memref<8x2xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Tests that a write between the product and the bias add (here to the
+// bias) keeps them apart: the call at the add would see the new bias.
+
+#bias = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @written_between
+// CHECK:         call @zshard_rt_step_sgemm(
+// CHECK:         linalg.fill
+// CHECK:         linalg.generic
+func.func @written_between(%a: memref<8x4xf32>, %b: memref<4x2xf32>, %bias: memref<2xf32>, %d: memref<8x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x2xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x2xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x2xf32>) outs(%c : memref<8x2xf32>)
+  linalg.fill ins(%zero : f32) outs(%bias : memref<2xf32>)
+  linalg.generic {indexing_maps = [#bias, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias, %c : memref<2xf32>, memref<8x2xf32>) outs(%d : memref<8x2xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Tests that the bias add's output may not be an operand of the product:
+// writing it in the call would change what the product reads.
+
+#bias = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @out_is_input
+// CHECK:         call @zshard_rt_step_sgemm(
+// CHECK:         linalg.generic
+func.func @out_is_input(%a: memref<8x2xf32>, %b: memref<2x2xf32>, %bias: memref<2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x2xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x2xf32>)
+  linalg.matmul ins(%a, %b : memref<8x2xf32>, memref<2x2xf32>) outs(%c : memref<8x2xf32>)
+  linalg.generic {indexing_maps = [#bias, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias, %c : memref<2xf32>, memref<8x2xf32>) outs(%a : memref<8x2xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
