@@ -96,7 +96,8 @@ std::optional<PermutedCopy> permutedCopy(Operation *op) {
   Value yielded = yield.getValues()[0];
   if (generic.getNumDpsInputs() == 0) {
     auto extract = yielded.getDefiningOp<tensor::ExtractOp>();
-    if (!extract || extract->getBlock() != &body)
+    if (!extract || extract->getBlock() != &body ||
+        !extract.getTensor().getType().hasStaticShape())
       return std::nullopt;
     PermutedCopy copy{extract.getTensor(), {}};
     llvm::SmallBitVector used(generic.getNumLoops());
@@ -145,7 +146,11 @@ StridedView viewOf(Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   StridedView self{value, 0, rowMajorStrides(type.getShape())};
   Operation *def = value.getDefiningOp();
-  if (!def || !type.hasStaticShape())
+  if (!def || !type.hasStaticShape() ||
+      llvm::any_of(def->getOperands(), [](Value operand) {
+        auto tensor = dyn_cast<RankedTensorType>(operand.getType());
+        return tensor && !tensor.hasStaticShape();
+      }))
     return self;
   if (auto copy = permutedCopy(def)) {
     StridedView in = viewOf(copy->source);
