@@ -261,30 +261,18 @@ void eraseAllocation(memref::AllocOp alloc) {
     code->erase();
 }
 
-/// The runtime's gemm entry for operands of `elementType` (f32: sgemm,
-/// bf16: gemm_bf16); both take the same arguments, the last whether the
-/// product accumulates into C.
-func::FuncOp getOrDeclareGemm(ModuleOp module, Type elementType) {
+/// The declaration of runtime gemm entry `name`: the transposes, sizes, and
+/// each operand's address, leading dimension and batch stride, then `last`
+/// (sgemm and gemm_bf16: whether the product accumulates into C, an i32;
+/// sgemm_bias: the bias's address).
+func::FuncOp getOrDeclareGemm(ModuleOp module, StringRef name, Type last) {
   Builder b(module.getContext());
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   SmallVector<Type> inputs = {i32, i32, i64, i64, i64, i64, ptr, i64,
-                              i64, ptr, i64, i64, ptr, i64, i64, i32};
+                              i64, ptr, i64, i64, ptr, i64, i64, last};
   return mlir::zshard::getOrDeclareRuntimeFunction(
-      module, elementType.isBF16() ? kGemmBF16 : kSgemm,
-      b.getFunctionType(inputs, {}));
-}
-
-/// The runtime's f32 gemm with a bias: sgemm's arguments, the last the
-/// bias's address instead of `accumulate`.
-func::FuncOp getOrDeclareGemmBias(ModuleOp module) {
-  Builder b(module.getContext());
-  Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
-  SmallVector<Type> inputs = {i32, i32, i64, i64, i64, i64, ptr, i64,
-                              i64, ptr, i64, i64, ptr, i64, i64, ptr};
-  return mlir::zshard::getOrDeclareRuntimeFunction(
-      module, kSgemmBias, b.getFunctionType(inputs, {}));
+      module, name, b.getFunctionType(inputs, {}));
 }
 
 struct MatmulToRuntimePass
@@ -380,14 +368,20 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
   if (biasAdd) {
     args.push_back(
         mlir::zshard::getElementPointer(builder, loc, biasAdd->bias));
-    func::CallOp::create(builder, loc, getOrDeclareGemmBias(getOperation()),
-                         args);
+    func::CallOp::create(
+        builder, loc,
+        getOrDeclareGemm(getOperation(), kSgemmBias, args.back().getType()),
+        args);
     biasAdd->op->erase();
     ++numFusedBiases;
   } else {
     args.push_back(constant(builder.getI32Type(), zeroFill ? 0 : 1));
-    func::CallOp::create(builder, loc,
-                         getOrDeclareGemm(getOperation(), inputType), args);
+    func::CallOp::create(
+        builder, loc,
+        getOrDeclareGemm(getOperation(),
+                         inputType.isBF16() ? kGemmBF16 : kSgemm,
+                         args.back().getType()),
+        args);
   }
   op->erase();
   if (zeroFill) {

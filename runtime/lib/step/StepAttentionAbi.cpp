@@ -59,6 +59,16 @@ AttentionStrides checkStrides(const char *entry, const StepAttentionShape &s,
   return {batch, head, seq};
 }
 
+/// Checks and sets the strides of the forward's operands in `s`.
+void setForwardStrides(const char *entry, StepAttentionShape &s,
+                       const AttentionStrides &q, const AttentionStrides &k,
+                       const AttentionStrides &v, const AttentionStrides &out) {
+  s.q = checkStrides(entry, s, "q", q.batch, q.head, q.seq);
+  s.k = checkStrides(entry, s, "k", k.batch, k.head, k.seq);
+  s.v = checkStrides(entry, s, "v", v.batch, v.head, v.seq);
+  s.out = checkStrides(entry, s, "out", out.batch, out.head, out.seq);
+}
+
 void attentionForward(const char *entry, const StepAttentionShape &s,
                       const float *q, const float *k, const float *v,
                       float *out, float *lse) {
@@ -120,10 +130,8 @@ extern "C" void zshard_rt_step_attention_strided_fwd(
   constexpr const char *entry = "zshard_rt_step_attention_strided_fwd";
   StepAttentionShape s =
       checkShape(entry, batch, heads, kvHeads, seq, headDim, scale);
-  s.q = checkStrides(entry, s, "q", qBatch, qHead, qSeq);
-  s.k = checkStrides(entry, s, "k", kBatch, kHead, kSeq);
-  s.v = checkStrides(entry, s, "v", vBatch, vHead, vSeq);
-  s.out = checkStrides(entry, s, "out", outBatch, outHead, outSeq);
+  setForwardStrides(entry, s, {qBatch, qHead, qSeq}, {kBatch, kHead, kSeq},
+                    {vBatch, vHead, vSeq}, {outBatch, outHead, outSeq});
   attentionForward(entry, s, q, k, v, out, lse);
 }
 
@@ -140,10 +148,8 @@ extern "C" void zshard_rt_step_attention_strided_bwd(
   constexpr const char *entry = "zshard_rt_step_attention_strided_bwd";
   StepAttentionShape s =
       checkShape(entry, batch, heads, kvHeads, seq, headDim, scale);
-  s.q = checkStrides(entry, s, "q", qBatch, qHead, qSeq);
-  s.k = checkStrides(entry, s, "k", kBatch, kHead, kSeq);
-  s.v = checkStrides(entry, s, "v", vBatch, vHead, vSeq);
-  s.out = checkStrides(entry, s, "out", outBatch, outHead, outSeq);
+  setForwardStrides(entry, s, {qBatch, qHead, qSeq}, {kBatch, kHead, kSeq},
+                    {vBatch, vHead, vSeq}, {outBatch, outHead, outSeq});
   s.dout = checkStrides(entry, s, "dout", doutBatch, doutHead, doutSeq);
   s.dq = checkStrides(entry, s, "dq", dqBatch, dqHead, dqSeq);
   s.dk = checkStrides(entry, s, "dk", dkBatch, dkHead, dkSeq);
