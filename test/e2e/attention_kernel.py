@@ -50,13 +50,18 @@ def reference(q, k, v, dout, scale):
     return out, lse, dq, group_sum(dk), group_sum(dv)
 
 
-def strided(batch, heads, seq, head_dim, width, start):
-    """A [batch, heads, seq, head_dim] view of head columns [start, start +
-    heads * head_dim) of a NaN [batch, seq, width] buffer, and the buffer."""
-    buf = np.full((batch, seq, width), np.nan, np.float32)
-    view = buf[:, :, start:start + heads * head_dim].reshape(
+def heads_view(buf, heads, head_dim, start):
+    """The [batch, heads, seq, head_dim] view of head columns [start, start +
+    heads * head_dim) of a [batch, seq, width] buffer."""
+    batch, seq, _ = buf.shape
+    return buf[:, :, start:start + heads * head_dim].reshape(
         batch, seq, heads, head_dim).transpose(0, 2, 1, 3)
-    return view, buf
+
+
+def strided(batch, heads, seq, head_dim, width, start):
+    """heads_view of a NaN [batch, seq, width] buffer, and the buffer."""
+    buf = np.full((batch, seq, width), np.nan, np.float32)
+    return heads_view(buf, heads, head_dim, start), buf
 
 
 def operand(view):
@@ -73,10 +78,8 @@ def run_case(lib, batch, heads, kv_heads, seq, head_dim, rng, with_strides):
         # q, k, v: one projection's columns, 3 more at the end of its rows.
         width = (heads + 2 * kv_heads) * head_dim + 3
         q, qkv = strided(batch, heads, seq, head_dim, width, 0)
-        k = qkv[:, :, heads * head_dim:(heads + kv_heads) * head_dim].reshape(
-            batch, seq, kv_heads, head_dim).transpose(0, 2, 1, 3)
-        v = qkv[:, :, (heads + kv_heads) * head_dim:(heads + 2 * kv_heads) *
-                head_dim].reshape(batch, seq, kv_heads, head_dim).transpose(0, 2, 1, 3)
+        k = heads_view(qkv, kv_heads, head_dim, heads * head_dim)
+        v = heads_view(qkv, kv_heads, head_dim, (heads + kv_heads) * head_dim)
         q[...] = rng.standard_normal(q_shape)
         k[...] = rng.standard_normal(kv_shape)
         v[...] = rng.standard_normal(kv_shape)

@@ -198,49 +198,52 @@ StridedView viewOf(Value value) {
   return self;
 }
 
+/// The address of the first element of `tensor`, read in place through a
+/// read-only, identity-layout `to_buffer`.
+Value readOnlyPointer(OpBuilder &builder, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  auto buffer = bufferization::ToBufferOp::create(
+      builder, loc, MemRefType::get(type.getShape(), type.getElementType()),
+      tensor, /*read_only=*/true);
+  return getElementPointer(builder, loc, buffer);
+}
+
 /// The call's arguments for one [batch, heads, seq, headDim] operand: the
 /// address of its first element and its batch, head and seq strides. Reads
 /// it in place where it is a strided view of another tensor with
 /// contiguous rows.
 void addOperand(OpBuilder &builder, Location loc, Value tensor,
-                SmallVectorImpl<Value> &args, SmallVectorImpl<Type> &types) {
+                SmallVectorImpl<Value> &args) {
   StridedView view = viewOf(tensor);
   if (view.strides.back() != 1 || view.offset < 0 ||
       llvm::any_of(view.strides, [](int64_t s) { return s < 0; }))
     view = StridedView{
         tensor, 0,
         rowMajorStrides(cast<RankedTensorType>(tensor.getType()).getShape())};
-  auto type = cast<RankedTensorType>(view.root.getType());
-  auto buffer = bufferization::ToBufferOp::create(
-      builder, loc, MemRefType::get(type.getShape(), type.getElementType()),
-      view.root, /*read_only=*/true);
-  Value pointer = getElementPointer(builder, loc, buffer);
-  Type ptr = pointer.getType(), i64 = builder.getI64Type();
+  Value pointer = readOnlyPointer(builder, loc, view.root);
+  Type i64 = builder.getI64Type();
   if (view.offset != 0) {
     Value offset = arith::ConstantIntOp::create(builder, loc, i64, view.offset);
-    pointer = LLVM::GEPOp::create(builder, loc, ptr, type.getElementType(),
-                                  pointer, ArrayRef<LLVM::GEPArg>{offset});
+    pointer = LLVM::GEPOp::create(
+        builder, loc, pointer.getType(),
+        cast<RankedTensorType>(view.root.getType()).getElementType(), pointer,
+        ArrayRef<LLVM::GEPArg>{offset});
   }
   args.push_back(pointer);
-  types.push_back(ptr);
-  for (int64_t stride : ArrayRef(view.strides).drop_back()) {
+  for (int64_t stride : ArrayRef(view.strides).drop_back())
     args.push_back(arith::ConstantIntOp::create(builder, loc, i64, stride));
-    types.push_back(i64);
-  }
 }
 
 /// The address of a fresh buffer of `type` (charged to activations) for a
 /// result, appended to the call's arguments; the buffer is returned.
 Value addResultBuffer(OpBuilder &builder, Location loc, RankedTensorType type,
-                      SmallVectorImpl<Value> &args,
-                      SmallVectorImpl<Type> &types) {
+                      SmallVectorImpl<Value> &args) {
   auto buffer = memref::AllocOp::create(
       builder, loc, MemRefType::get(type.getShape(), type.getElementType()));
   buffer->setAttr(zshard::contract::kCategory,
                   zshard::MemCategoryAttr::get(
                       builder.getContext(), zshard::MemCategory::Activations));
   args.push_back(getElementPointer(builder, loc, buffer));
-  types.push_back(args.back().getType());
   return buffer;
 }
 
@@ -268,23 +271,20 @@ struct HeadsResult {
 };
 
 HeadsResult addHeadsResult(OpBuilder &builder, Location loc, Value result,
-                           SmallVectorImpl<Value> &args,
-                           SmallVectorImpl<Type> &types) {
+                           SmallVectorImpl<Value> &args) {
   auto type = cast<RankedTensorType>(result.getType());
   Operation *merge = headMerge(result);
   auto merged =
       merge ? cast<RankedTensorType>(merge->getResult(0).getType()) : type;
-  Value buffer = addResultBuffer(builder, loc, merged, args, types);
+  Value buffer = addResultBuffer(builder, loc, merged, args);
   // The stride of batch, heads and seq in the buffer.
   SmallVector<int64_t> strides = rowMajorStrides(merged.getShape());
   if (merge)
     strides = {strides[0], strides[2], strides[1]};
   // addResultBuffer appended the pointer: the strides follow it.
-  for (int64_t stride : ArrayRef(strides).take_front(3)) {
+  for (int64_t stride : ArrayRef(strides).take_front(3))
     args.push_back(arith::ConstantIntOp::create(builder, loc,
                                                 builder.getI64Type(), stride));
-    types.push_back(builder.getI64Type());
-  }
   return {buffer, merge};
 }
 
@@ -324,44 +324,34 @@ void lower(Operation *op, StringRef entry, float scale,
   auto module = op->getParentOfType<ModuleOp>();
   OpBuilder builder(op);
   Location loc = op->getLoc();
-  Type i64 = builder.getI64Type(), f32 = builder.getF32Type();
+  Type i64 = builder.getI64Type();
 
   ValueRange inputs = op->getOperands();
   ArrayRef<int64_t> q = cast<RankedTensorType>(inputs[0].getType()).getShape();
   ArrayRef<int64_t> k = cast<RankedTensorType>(inputs[1].getType()).getShape();
   SmallVector<Value> args;
-  SmallVector<Type> types;
-  for (int64_t size : {q[0], q[1], k[1], q[2], q[3]}) {
+  for (int64_t size : {q[0], q[1], k[1], q[2], q[3]})
     args.push_back(arith::ConstantIntOp::create(builder, loc, i64, size));
-    types.push_back(i64);
-  }
-  args.push_back(
-      arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(scale))
-          .getResult());
-  types.push_back(f32);
+  args.push_back(arith::ConstantOp::create(builder, loc,
+                                           builder.getF32FloatAttr(scale))
+                     .getResult());
   for (auto [input, heads] : llvm::zip(inputs, headsOperands)) {
-    if (heads) {
-      addOperand(builder, loc, input, args, types);
-      continue;
-    }
-    auto type = cast<RankedTensorType>(input.getType());
-    auto buffer = bufferization::ToBufferOp::create(
-        builder, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        input, /*read_only=*/true);
-    args.push_back(getElementPointer(builder, loc, buffer));
-    types.push_back(args.back().getType());
+    if (heads)
+      addOperand(builder, loc, input, args);
+    else
+      args.push_back(readOnlyPointer(builder, loc, input));
   }
   SmallVector<HeadsResult> results;
   for (auto [result, heads] : llvm::zip(op->getResults(), headsResults)) {
     if (heads) {
-      results.push_back(addHeadsResult(builder, loc, result, args, types));
+      results.push_back(addHeadsResult(builder, loc, result, args));
       continue;
     }
     results.push_back({addResultBuffer(
-        builder, loc, cast<RankedTensorType>(result.getType()), args, types)});
+        builder, loc, cast<RankedTensorType>(result.getType()), args)});
   }
   func::FuncOp callee = getOrDeclareRuntimeFunction(
-      module, entry, builder.getFunctionType(types, {}));
+      module, entry, builder.getFunctionType(ValueRange(args).getTypes(), {}));
   auto call = func::CallOp::create(builder, loc, callee, args);
   // The call keeps the op's annotations (module path, phase).
   for (NamedAttribute attr : op->getDiscardableAttrs())

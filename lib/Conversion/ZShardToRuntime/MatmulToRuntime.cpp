@@ -324,11 +324,13 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
   if (fuseBias && zeroFill && !hasBatch && inputType.isF32())
     biasAdd = findBiasAdd(op, a, b, c, zeroFill);
   if (biasAdd) {
-    opC = describeOperand(biasAdd->out, f32, false, false);
-    if (failed(opC) || opC->transpose)
+    // The call writes the add's output instead of C.
+    FailureOr<MatrixOperand> opOut =
+        describeOperand(biasAdd->out, f32, false, false);
+    if (succeeded(opOut) && !opOut->transpose)
+      opC = opOut;
+    else
       biasAdd.reset();
-    if (!biasAdd)
-      opC = describeOperand(c, f32, hasBatch, false);
   }
 
   // With a bias add taken over, the call replaces it: A and B are as they

@@ -134,8 +134,8 @@ namespace {
 /// (under 1 MiB on a transformer step's products), outside the plan.
 enum class ScratchPolicy { ChargeToOther, ThreadBuffer };
 
-/// The calling thread's f32 scratch, at least `bytes` of it.
-void *threadScratch(size_t bytes) {
+/// The calling thread's f32 scratch for `entry`, at least `bytes` of it.
+void *threadScratch(const char *entry, size_t bytes) {
   struct Buffer {
     void *data = nullptr;
     size_t size = 0;
@@ -147,8 +147,7 @@ void *threadScratch(size_t bytes) {
     size_t rounded = (bytes + 63) / 64 * 64;
     buffer.data = std::aligned_alloc(64, rounded);
     if (!buffer.data)
-      stepFatal("zshard_rt_step_sgemm", "cannot allocate %zu bytes of scratch",
-                rounded);
+      stepFatal(entry, "cannot allocate %zu bytes of scratch", rounded);
     buffer.size = rounded;
   }
   return buffer.data;
@@ -186,7 +185,7 @@ bool run(const char *entry, dnnl::memory::data_type operands,
     size_t bytes = scratchDesc.get_size();
     if (bytes && policy == ScratchPolicy::ThreadBuffer) {
       args.emplace(DNNL_ARG_SCRATCHPAD,
-                   dnnl::memory(scratchDesc, p.engine, threadScratch(bytes)));
+                   dnnl::memory(scratchDesc, p.engine, threadScratch(entry, bytes)));
     } else if (bytes) {
       if (zshard_rt_cpu_alloc(zshard_rt_current_mem_ctx(), ZSHARD_RT_MEM_OTHER,
                               bytes, 0, &scratch) != ZSHARD_RT_OK)
