@@ -21,6 +21,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -98,8 +99,11 @@ void zshard::buildBufferizedStepToLLVMPipeline(OpPassManager &pm) {
   // One function per distinct op: identical blocks share their code, and
   // the step is straight-line calls that lower and compile linearly.
   pm.addPass(zshard::createOutlineComputeOps());
-  // Row reductions with a costly body (the loss's sum of exp): the body
-  // into a vectorisable loop, the sum in order after it.
+  // Row sums along contiguous memory: 16 partial sums in a vector, combined
+  // in lane order (a fixed order, the same on every CPU).
+  pm.addPass(zshard::createLaneReductions());
+  // Row reductions left (rows not contiguous) with a costly body (the loss's
+  // sum of exp): the body into a vectorisable loop, the sum in order after it.
   pm.addPass(zshard::createSplitReductions());
   // The remaining row reductions: adjacent rows' chains side by side, each
   // in its order.
@@ -111,6 +115,7 @@ void zshard::buildBufferizedStepToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   // bf16 conversions as integer ops: no __truncsfbf2 call, which libgcc 12
   // lacks, on CPUs without AVX512-BF16.
   pm.addPass(zshard::createExpandBF16());

@@ -1,27 +1,30 @@
 // RUN: zshard-gen gpt --layers 1 --d-model 32 --heads 2 --vocab 64 --seq 8 --batch 2 -o %t.mlir
 // RUN: zshard-compile %t.mlir --emit=llvm-ir | FileCheck %s
 
-// Tests that a row reduction into a buffer (LayerNorm's row sum: an input
-// read-only, the sums read and written), interleaved by
-// zshard-interleave-reductions, keeps its rows' sums in registers: the lanes'
-// stack buffer is promoted (no alloca is left), and the reduced loop stores
-// nothing; the sums are stored once after it.
+// Tests that a row reduction into a buffer (LayerNorm's row sum over 32
+// features: an input read-only, the sums read and written), summed in lanes
+// by zshard-lane-reductions, is vector code: two vector loads a row added
+// lane by lane, no stack buffer, the lanes added to the row's sum in lane
+// order and the sum stored once.
 // CHECK-LABEL: define void @train_step.compute.2(ptr readonly captures(none) %0, ptr captures(none) %1)
 // CHECK-NOT:   alloca
-// CHECK:       fadd {{(<8 x )?}}float
+// CHECK:       load <16 x float>
+// CHECK:       load <16 x float>
+// CHECK:       fadd <16 x float>
+// CHECK-COUNT-16: fadd float
 // CHECK-NOT:   store
-// CHECK:       br i1
-// CHECK:       store
+// CHECK:       store float
+// CHECK-NOT:   store
 // CHECK:       ret void
 
 // LayerNorm's backward sums two products per row into two outputs (which
-// zshard-interleave-reductions leaves) over seven buffers, and is versioned
+// zshard-lane-reductions and zshard-interleave-reductions leave) over seven buffers, and is versioned
 // by LoopVersioningLICM: a run-time check that the outputs do not overlap
 // the inputs, a copy of the loop for the overlapping case, and in the other
 // the sums kept in registers. 11 pairs to check, more than LLVM's default
 // limit of 8, so the limit is 16: both sums stay in registers and are
 // stored once after the row.
-// CHECK-LABEL: define void @train_step.compute.22(
+// CHECK-LABEL: define void @train_step.compute.20(
 // CHECK:       .lver.check:
 // CHECK:       .ph.lver.orig:
 // CHECK:       store float

@@ -156,6 +156,86 @@ def SplitReductions : Pass<"zshard-split-reductions", "::mlir::ModuleOp"> {
   ];
 }
 
+def LaneReductions : Pass<"zshard-lane-reductions", "::mlir::ModuleOp"> {
+  let summary = "Sum a row reduction along contiguous memory in a vector of lanes, combined in lane order";
+  let description = [{
+    A `linalg.generic` on memrefs that sums its innermost loop into one
+    float output by `arith.addf` (a LayerNorm's row sums and its backward's
+    row dot products, the loss's sums over the vocabulary), where every
+    input the reduced loop indexes reads it as its innermost, unit-stride
+    dimension, the reduced loop has at least `2 * lanes` iterations and the
+    summand is computed by arith and math ops (no `linalg.index`), becomes
+    vector code in a fixed order: for each output element, lane `l` of a
+    `vector<lanes x T>` sums the elements `l`, `l + lanes`, `l + 2 lanes`,
+    ... of the row, in that order, from the first of them; then the output's
+    value takes the lanes one by one, lane 0 first, and after them the
+    elements past the last whole group of `lanes`, in order. The summand's
+    ops run on vectors (the row's inputs as vector loads, the others
+    broadcast).
+
+    The order is fixed by the IR, not by LLVM, so the result is the same
+    on every CPU and at every SIMD width (a vector of 16 floats is one
+    AVX-512 register, two AVX ones, four SSE ones; the lowering emits no
+    fast-math flags); it is not the order of `convert-linalg-to-loops`, so
+    the last bits of a sum differ from the in-order loop's. An in-order sum
+    is one dependent chain of additions (about 4 cycles each); the lanes
+    are 16 chains, read with vector loads, and the summand runs at the
+    SIMD width.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                     affine_map<(d0, d1) -> (d0, d1)>,
+                                     affine_map<(d0, d1) -> (d0)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%x, %y : memref<4x100xf32>, memref<4x100xf32>)
+        outs(%dot : memref<4xf32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %p = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    }
+    ```
+    After (`lanes=16`):
+    ```mlir
+    scf.for %i = %c0 to %c4 step %c1 {
+      %init = memref.load %dot[%i] : memref<4xf32>
+      %a0 = vector.load %x[%i, %c0] : memref<4x100xf32>, vector<16xf32>
+      %b0 = vector.load %y[%i, %c0] : memref<4x100xf32>, vector<16xf32>
+      %p0 = arith.mulf %a0, %b0 : vector<16xf32>
+      %lanes = scf.for %j = %c16 to %c96 step %c16
+          iter_args(%v = %p0) -> (vector<16xf32>) {
+        ... %p = %x[%i, %j:16] * %y[%i, %j:16] ...
+        %v2 = arith.addf %v, %p : vector<16xf32>
+        scf.yield %v2 : vector<16xf32>
+      }
+      %l0 = vector.extract %lanes[0] : f32 from vector<16xf32>
+      %s0 = arith.addf %init, %l0 : f32
+      ... lanes 1 to 15 ...
+      %s = scf.for %j = %c96 to %c100 step %c1 iter_args(%t = %s15) -> (f32) {
+        ... %t + %x[%i, %j] * %y[%i, %j] ...
+      }
+      memref.store %s, %dot[%i] : memref<4xf32>
+    }
+    ```
+    Runs in the CPU lowering after `zshard-outline-compute-ops`, before
+    `zshard-split-reductions` and `zshard-interleave-reductions`, which
+    take the row reductions it leaves (rows not contiguous in memory).
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", "16",
+           "Partial sums a row is split into (the vector width)">
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+  let statistics = [
+    Statistic<"numLaned", "laned", "Row reductions summed in lanes">
+  ];
+}
+
 def InterleaveReductions : Pass<"zshard-interleave-reductions",
                                  "::mlir::ModuleOp"> {
   let summary = "Advance the row reductions of adjacent rows together, each row in its own order";
