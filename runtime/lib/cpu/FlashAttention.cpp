@@ -18,7 +18,8 @@
 /// backward, per key tile: per query tile at or below the diagonal:
 ///   P = exp(scale Q K^T - lse) (0 above the diagonal), dV += P^T dO,
 ///   dS = P * (dO V^T - delta), dQ += scale dS K, dK += scale dS^T Q, with
-///   delta = rowsum(dO * out) computed first.
+///   delta = rowsum(dO * out) computed first. The first product into a tile
+///   of dQ, dK or dV overwrites it (beta 0): the gradients are not zeroed.
 ///
 /// Each head's K (and in the backward V) is transposed once into a scratch
 /// K^T, so that the score products Q K^T and dO V^T run as plain products
@@ -28,8 +29,9 @@
 /// of that.
 ///
 /// The exponentials of the scores are expApprox (Cephes' expf, within 2 ulp)
-/// so that the row loops vectorise; they run as AVX-512, AVX2 or baseline
-/// code as the CPU allows (target clones), in a fixed order.
+/// so that the row loops vectorise: AVX-512 intrinsics where the CPU has
+/// them (expApprox16, bit for bit the scalar one), else AVX2 or baseline
+/// code (target clones), in the same fixed order either way.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +59,8 @@ constexpr int64_t kTile = 64;
 /// chains, and the result is the same whichever clone runs them (the file
 /// is built without floating-point contraction).
 constexpr int64_t kLanes = 16;
+static_assert(kTile % kLanes == 0,
+              "a tile's rows hold their visible columns rounded up to kLanes");
 
 /// The largest of `start` and row[0, n).
 [[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] float
@@ -75,35 +79,131 @@ rowMax(const float *row, int64_t n, float start) {
   return best;
 }
 
-/// row[c] = e^(row[c] - shift) for c in [0, n); returns their sum.
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] float
-expShifted(float *row, int64_t n, float shift) {
+/// row[c] = e^(row[c] - shift) for c in [0, n) and 0 for c in [n, n rounded
+/// up to kLanes), which `row` must hold; returns the sum of row[0, n). The
+/// last, partial group of kLanes runs as a whole one (vector code, on
+/// whatever the row holds past n) and its lanes past n are then zeroed,
+/// which leaves the lanes' sums as they are.
+[[gnu::target_clones("arch=x86-64-v3", "default")]] float
+expShiftedLanes(float *row, int64_t n, float shift) {
   float lanes[kLanes] = {};
-  int64_t c = 0;
-  for (; c + kLanes <= n; c += kLanes)
+  for (int64_t c = 0; c < n; c += kLanes) {
+    float group[kLanes];
+    for (int64_t l = 0; l < kLanes; ++l)
+      group[l] = expApprox(row[c + l] - shift);
+    for (int64_t l = 0; l < kLanes; ++l)
+      group[l] = c + l < n ? group[l] : 0.0f;
     for (int64_t l = 0; l < kLanes; ++l) {
-      float e = expApprox(row[c + l] - shift);
-      row[c + l] = e;
-      lanes[l] += e;
+      row[c + l] = group[l];
+      lanes[l] += group[l];
     }
+  }
   float sum = 0;
   for (int64_t l = 0; l < kLanes; ++l)
     sum += lanes[l];
-  for (; c < n; ++c) {
-    row[c] = expApprox(row[c] - shift);
-    sum += row[c];
-  }
   return sum;
 }
 
 /// The backward's row: p[c] = e^(p[c] - lse), dp[c] = p[c] (dp[c] - delta)
-/// for c in [0, n).
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void
-softmaxGradRow(float *p, float *dp, int64_t n, float lse, float delta) {
-  for (int64_t c = 0; c < n; ++c) {
-    p[c] = expApprox(p[c] - lse);
-    dp[c] = p[c] * (dp[c] - delta);
+/// for c in [0, n), and p[c] = dp[c] = 0 for c in [n, n rounded up to
+/// kLanes), which both must hold (the last group as in expShifted).
+[[gnu::target_clones("arch=x86-64-v3", "default")]] void
+softmaxGradRowLanes(float *p, float *dp, int64_t n, float lse, float delta) {
+  for (int64_t c = 0; c < n; c += kLanes) {
+    float e[kLanes], g[kLanes];
+    for (int64_t l = 0; l < kLanes; ++l) {
+      e[l] = expApprox(p[c + l] - lse);
+      g[l] = e[l] * (dp[c + l] - delta);
+    }
+    for (int64_t l = 0; l < kLanes; ++l) {
+      bool visible = c + l < n;
+      p[c + l] = visible ? e[l] : 0.0f;
+      dp[c + l] = visible ? g[l] : 0.0f;
+    }
   }
+}
+
+// GCC 12's AVX-512 intrinsics pass _mm512_undefined_ps() as the unused
+// merge operand, which -Wuninitialized reports in the caller.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+/// The lanes of a group of kLanes starting at column c that lie in [0, n).
+[[gnu::target("avx512f")]] __mmask16 visibleLanes(int64_t c, int64_t n) {
+  return n - c >= kLanes ? __mmask16(0xFFFF)
+                         : static_cast<__mmask16>((1u << (n - c)) - 1);
+}
+
+/// expShiftedLanes in AVX-512 registers, bit for bit (expApprox16; the
+/// lanes summed in the same order).
+[[gnu::target("avx512f")]] float expShifted16(float *row, int64_t n,
+                                              float shift) {
+  __m512 lanes = _mm512_setzero_ps(), by = _mm512_set1_ps(shift);
+  for (int64_t c = 0; c < n; c += kLanes) {
+    __m512 e = _mm512_maskz_mov_ps(
+        visibleLanes(c, n),
+        expApprox16(_mm512_sub_ps(_mm512_loadu_ps(row + c), by)));
+    _mm512_storeu_ps(row + c, e);
+    lanes = _mm512_add_ps(lanes, e);
+  }
+  float partial[kLanes];
+  _mm512_storeu_ps(partial, lanes);
+  float sum = 0;
+  for (int64_t l = 0; l < kLanes; ++l)
+    sum += partial[l];
+  return sum;
+}
+
+/// softmaxGradRowLanes in AVX-512 registers, bit for bit.
+[[gnu::target("avx512f")]] void softmaxGradRow16(float *p, float *dp, int64_t n,
+                                                 float lse, float delta) {
+  __m512 shift = _mm512_set1_ps(lse), by = _mm512_set1_ps(delta);
+  for (int64_t c = 0; c < n; c += kLanes) {
+    __mmask16 visible = visibleLanes(c, n);
+    __m512 e = expApprox16(_mm512_sub_ps(_mm512_loadu_ps(p + c), shift));
+    __m512 g = _mm512_mul_ps(e, _mm512_sub_ps(_mm512_loadu_ps(dp + c), by));
+    _mm512_storeu_ps(p + c, _mm512_maskz_mov_ps(visible, e));
+    _mm512_storeu_ps(dp + c, _mm512_maskz_mov_ps(visible, g));
+  }
+}
+
+#pragma GCC diagnostic pop
+
+/// Whether the CPU runs the AVX-512 row functions (decided once).
+bool hasAvx512() {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return avx512;
+}
+
+float expShifted(float *row, int64_t n, float shift) {
+  return hasAvx512() ? expShifted16(row, n, shift)
+                     : expShiftedLanes(row, n, shift);
+}
+
+void softmaxGradRow(float *p, float *dp, int64_t n, float lse, float delta) {
+  if (hasAvx512())
+    softmaxGradRow16(p, dp, n, lse, delta);
+  else
+    softmaxGradRowLanes(p, dp, n, lse, delta);
+}
+
+/// The sum of a[e] * b[e] for e in [0, n): element e into partial sum
+/// e mod kLanes, in order, the partial sums added in lane order, then the
+/// elements past the last whole group.
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] float
+rowDot(const float *a, const float *b, int64_t n) {
+  float lanes[kLanes] = {};
+  int64_t e = 0;
+  for (; e + kLanes <= n; e += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l)
+      lanes[l] += a[e + l] * b[e + l];
+  float sum = 0;
+  for (int64_t l = 0; l < kLanes; ++l)
+    sum += lanes[l];
+  for (; e < n; ++e)
+    sum += a[e] * b[e];
+  return sum;
 }
 
 // GCC 12's AVX-512 intrinsics pass _mm512_undefined_ps() as the unused
@@ -153,7 +253,7 @@ softmaxGradRow(float *p, float *dp, int64_t n, float lse, float delta) {
 /// leading dimension lds. Exact: it only moves values.
 void transpose(const float *src, int64_t lds, int64_t rows, int64_t cols,
                float *dst) {
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  bool avx512 = hasAvx512();
   int64_t r0 = 0;
   if (avx512)
     for (; r0 + 16 <= rows; r0 += 16)
@@ -179,20 +279,21 @@ void gemmNNInto(int64_t rows, int64_t cols, int64_t depth, float alpha,
               int(depth), alpha, a, int(lda), b, int(ldb), 0.0f, c, int(ldc));
 }
 
-/// C (rows x cols) += alpha A B, A: rows x depth, B: depth x cols.
+/// C (rows x cols) = alpha A B + beta C, A: rows x depth, B: depth x cols
+/// (beta 0: C is not read).
 void gemmNN(int64_t rows, int64_t cols, int64_t depth, float alpha,
-            const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
-            int64_t ldc) {
+            const float *a, int64_t lda, const float *b, int64_t ldb,
+            float beta, float *c, int64_t ldc) {
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(rows), int(cols),
-              int(depth), alpha, a, int(lda), b, int(ldb), 1.0f, c, int(ldc));
+              int(depth), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
 }
 
-/// C (rows x cols) += alpha A^T B, A: depth x rows, B: depth x cols.
+/// C (rows x cols) = alpha A^T B + beta C, A: depth x rows, B: depth x cols.
 void gemmTN(int64_t rows, int64_t cols, int64_t depth, float alpha,
-            const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
-            int64_t ldc) {
+            const float *a, int64_t lda, const float *b, int64_t ldb,
+            float beta, float *c, int64_t ldc) {
   cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(rows), int(cols),
-              int(depth), alpha, a, int(lda), b, int(ldb), 1.0f, c, int(ldc));
+              int(depth), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
 }
 
 } // namespace
@@ -243,7 +344,7 @@ void zshard::rt::cpuAttentionForward(const StepAttentionShape &s,
               a[e] *= correction;
           }
           gemmNN(rows, d, cols, 1.0f, scores.data(), kTile, vh + j0 * ldv, ldv,
-                 acc.data(), d);
+                 1.0f, acc.data(), d);
         }
         for (int64_t r = 0; r < rows; ++r) {
           float inv = 1.0f / l[r];
@@ -255,19 +356,6 @@ void zshard::rt::cpuAttentionForward(const StepAttentionShape &s,
     }
 }
 
-namespace {
-
-/// Zeroes the rows of a [batch, heads, seq, d] operand with strides `st`.
-void zeroRows(float *x, const AttentionStrides &st, int64_t batch,
-              int64_t heads, int64_t seq, int64_t d) {
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t h = 0; h < heads; ++h)
-      for (int64_t r = 0; r < seq; ++r)
-        std::memset(x + st.row(b, h, r), 0, sizeof(float) * d);
-}
-
-} // namespace
-
 void zshard::rt::cpuAttentionBackward(const StepAttentionShape &s,
                                       const float *q, const float *k,
                                       const float *v, const float *out,
@@ -278,9 +366,6 @@ void zshard::rt::cpuAttentionBackward(const StepAttentionShape &s,
                 ldv = rowsLd(s.v.seq, d), ldo = s.out.seq,
                 lddo = rowsLd(s.dout.seq, d), lddq = rowsLd(s.dq.seq, d),
                 lddk = rowsLd(s.dk.seq, d), lddv = rowsLd(s.dv.seq, d);
-  zeroRows(dq, s.dq, s.batch, s.heads, t, d);
-  zeroRows(dk, s.dk, s.batch, s.kvHeads, t, d);
-  zeroRows(dv, s.dv, s.batch, s.kvHeads, t, d);
   std::vector<float> p(kTile * kTile), dp(kTile * kTile), delta(t);
   std::vector<float> kT(d * t), vT(d * t);
   for (int64_t b = 0; b < s.batch; ++b)
@@ -296,12 +381,8 @@ void zshard::rt::cpuAttentionBackward(const StepAttentionShape &s,
         transpose(kh, ldk, t, d, kT.data());
         transpose(vh, ldv, t, d, vT.data());
       }
-      for (int64_t r = 0; r < t; ++r) {
-        float sum = 0;
-        for (int64_t e = 0; e < d; ++e)
-          sum += doh[r * lddo + e] * oh[r * ldo + e];
-        delta[r] = sum;
-      }
+      for (int64_t r = 0; r < t; ++r)
+        delta[r] = rowDot(doh + r * lddo, oh + r * ldo, d);
       for (int64_t j0 = 0; j0 < t; j0 += kTile) {
         int64_t cols = std::min(kTile, t - j0);
         // Query tiles at or below the diagonal (i0 >= j0).
@@ -319,12 +400,16 @@ void zshard::rt::cpuAttentionBackward(const StepAttentionShape &s,
             for (int64_t c = visible; c < cols; ++c)
               pr[c] = dpr[c] = 0.0f;
           }
+          // The first contribution to a tile of dq (from the first key
+          // tile), dk or dv (from the diagonal query tile of the kv head's
+          // first head) overwrites it: the gradients are not zeroed first.
+          float kvBeta = i0 == j0 && h % s.group() == 0 ? 0.0f : 1.0f;
           gemmTN(cols, d, rows, 1.0f, p.data(), kTile, doh + i0 * lddo, lddo,
-                 dvh + j0 * lddv, lddv);
+                 kvBeta, dvh + j0 * lddv, lddv);
           gemmNN(rows, d, cols, s.scale, dp.data(), kTile, kh + j0 * ldk, ldk,
-                 dqh + i0 * lddq, lddq);
+                 j0 == 0 ? 0.0f : 1.0f, dqh + i0 * lddq, lddq);
           gemmTN(cols, d, rows, s.scale, dp.data(), kTile, qh + i0 * ldq, ldq,
-                 dkh + j0 * lddk, lddk);
+                 kvBeta, dkh + j0 * lddk, lddk);
         }
       }
     }
