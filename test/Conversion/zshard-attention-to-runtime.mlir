@@ -128,6 +128,102 @@ func.func @heads(%qkv: tensor<2x13x48xf32>, %domerged: tensor<2x13x2x8xf32>) -> 
 
 // -----
 
+// Tests that the grad's dq, dk and dv, each merged into [batch, seq, heads,
+// head], reshaped to [batch, seq, heads * head] and inserted side by side
+// into one fresh tensor (the gradient of a fused q, k, v projection), are
+// written straight into that tensor's buffer: one allocation, dq, dk and dv
+// at element offsets 0, 16 and 32 with the buffer's strides (batch 624,
+// head 8, seq 48), and no insert, reshape or merge left. The tensor.empty
+// may have other uses (CSE shares it).
+
+#swap2 = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#id42 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// CHECK-LABEL: func.func @side_by_side
+// CHECK:       %[[D:.*]] = arith.constant 8 : i64
+// CHECK:       %[[G:.*]] = memref.alloc() {zshard.category = #zshard.category<activations>} : memref<2x13x48xf32>
+// CHECK:       %[[B:.*]] = llvm.inttoptr
+// CHECK-DAG:   %[[C0:.*]] = arith.constant 0 : i64
+// CHECK-DAG:   %[[PB:.*]] = arith.constant 624 : i64
+// CHECK-DAG:   %[[PT:.*]] = arith.constant 48 : i64
+// CHECK-DAG:   %[[C16:.*]] = arith.constant 16 : i64
+// CHECK-DAG:   %[[C32:.*]] = arith.constant 32 : i64
+// CHECK-DAG:   %[[DQ:.*]] = llvm.getelementptr %[[B]][%[[C0]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-DAG:   %[[DK:.*]] = llvm.getelementptr %[[B]][%[[C16]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-DAG:   %[[DV:.*]] = llvm.getelementptr %[[B]][%[[C32]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK:       call @zshard_rt_step_attention_strided_bwd({{.*}}, %[[DQ]], %[[PB]], %[[D]], %[[PT]], %[[DK]], %[[PB]], %[[D]], %[[PT]], %[[DV]], %[[PB]], %[[D]], %[[PT]])
+// CHECK-NOT:   memref.alloc
+// CHECK:       %[[T:.*]] = bufferization.to_tensor %[[G]] restrict writable : memref<2x13x48xf32> to tensor<2x13x48xf32>
+// CHECK-NOT:   tensor.insert_slice
+// CHECK-NOT:   tensor.collapse_shape
+// CHECK-NOT:   linalg.transpose
+// CHECK:       return %[[T]], %{{.*}} : tensor<2x13x48xf32>, tensor<2x13x48xf32>
+func.func @side_by_side(%q: tensor<2x2x13x8xf32>, %k: tensor<2x2x13x8xf32>, %v: tensor<2x2x13x8xf32>, %o: tensor<2x2x13x8xf32>, %lse: tensor<2x2x13xf32>, %do: tensor<2x2x13x8xf32>) -> (tensor<2x13x48xf32>, tensor<2x13x48xf32>) {
+  %dq, %dk, %dv = zshard.causal_attention_grad %q, %k, %v, %o, %lse, %do scale(0.35355339) : tensor<2x2x13x8xf32>, tensor<2x2x13x8xf32>, tensor<2x2x13x8xf32>, tensor<2x2x13x8xf32>, tensor<2x2x13xf32>, tensor<2x2x13x8xf32>
+  %m = tensor.empty() : tensor<2x13x2x8xf32>
+  %qm = linalg.transpose ins(%dq : tensor<2x2x13x8xf32>) outs(%m : tensor<2x13x2x8xf32>) permutation = [0, 2, 1, 3]
+  %km = linalg.generic {indexing_maps = [#swap2, #id42], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%dk : tensor<2x2x13x8xf32>) outs(%m : tensor<2x13x2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x13x2x8xf32>
+  %vm = linalg.transpose ins(%dv : tensor<2x2x13x8xf32>) outs(%m : tensor<2x13x2x8xf32>) permutation = [0, 2, 1, 3]
+  %qr = tensor.collapse_shape %qm [[0], [1], [2, 3]] : tensor<2x13x2x8xf32> into tensor<2x13x16xf32>
+  %kf = tensor.collapse_shape %km [[0, 1, 2, 3]] : tensor<2x13x2x8xf32> into tensor<416xf32>
+  %kr = tensor.expand_shape %kf [[0, 1, 2]] output_shape [2, 13, 16] : tensor<416xf32> into tensor<2x13x16xf32>
+  %vr = tensor.collapse_shape %vm [[0], [1], [2, 3]] : tensor<2x13x2x8xf32> into tensor<2x13x16xf32>
+  %e = tensor.empty() : tensor<2x13x48xf32>
+  %s0 = tensor.insert_slice %qr into %e[0, 0, 0] [2, 13, 16] [1, 1, 1] : tensor<2x13x16xf32> into tensor<2x13x48xf32>
+  %s1 = tensor.insert_slice %kr into %s0[0, 0, 16] [2, 13, 16] [1, 1, 1] : tensor<2x13x16xf32> into tensor<2x13x48xf32>
+  %s2 = tensor.insert_slice %vr into %s1[0, 0, 32] [2, 13, 16] [1, 1, 1] : tensor<2x13x16xf32> into tensor<2x13x48xf32>
+  return %s2, %e : tensor<2x13x48xf32>, tensor<2x13x48xf32>
+}
+
+// -----
+
+// Tests the side-by-side results the grad does not write in place: dk read
+// by another op as well (CHECK-LABEL @shared_result), and two results
+// inserted at overlapping columns (@overlapping): each result gets its own
+// buffer and the inserts stay.
+
+// CHECK-LABEL: func.func @shared_result
+// CHECK-COUNT-3: memref.alloc() {zshard.category = #zshard.category<activations>} : memref<2x13x2x8xf32>
+// CHECK-COUNT-3: tensor.insert_slice
+// CHECK-LABEL: func.func @overlapping
+// CHECK-COUNT-3: memref.alloc() {zshard.category = #zshard.category<activations>} : memref<2x13x2x8xf32>
+// CHECK-COUNT-3: tensor.insert_slice
+func.func @shared_result(%q: tensor<2x2x13x8xf32>, %o: tensor<2x2x13x8xf32>, %lse: tensor<2x2x13xf32>) -> (tensor<2x13x48xf32>, tensor<2x2x13x8xf32>) {
+  %dq, %dk, %dv = zshard.causal_attention_grad %q, %q, %q, %o, %lse, %o scale(0.35355339) : tensor<2x2x13x8xf32>, tensor<2x2x13x8xf32>, tensor<2x2x13x8xf32>, tensor<2x2x13x8xf32>, tensor<2x2x13xf32>, tensor<2x2x13x8xf32>
+  %m = tensor.empty() : tensor<2x13x2x8xf32>
+  %qm = linalg.transpose ins(%dq : tensor<2x2x13x8xf32>) outs(%m : tensor<2x13x2x8xf32>) permutation = [0, 2, 1, 3]
+  %km = linalg.transpose ins(%dk : tensor<2x2x13x8xf32>) outs(%m : tensor<2x13x2x8xf32>) permutation = [0, 2, 1, 3]
+  %vm = linalg.transpose ins(%dv : tensor<2x2x13x8xf32>) outs(%m : tensor<2x13x2x8xf32>) permutation = [0, 2, 1, 3]
+  %qr = tensor.collapse_shape %qm [[0], [1], [2, 3]] : tensor<2x13x2x8xf32> into tensor<2x13x16xf32>
+  %kr = tensor.collapse_shape %km [[0], [1], [2, 3]] : tensor<2x13x2x8xf32> into tensor<2x13x16xf32>
+  %vr = tensor.collapse_shape %vm [[0], [1], [2, 3]] : tensor<2x13x2x8xf32> into tensor<2x13x16xf32>
+  %e = tensor.empty() : tensor<2x13x48xf32>
+  %s0 = tensor.insert_slice %qr into %e[0, 0, 0] [2, 13, 16] [1, 1, 1] : tensor<2x13x16xf32> into tensor<2x13x48xf32>
+  %s1 = tensor.insert_slice %kr into %s0[0, 0, 16] [2, 13, 16] [1, 1, 1] : tensor<2x13x16xf32> into tensor<2x13x48xf32>
+  %s2 = tensor.insert_slice %vr into %s1[0, 0, 32] [2, 13, 16] [1, 1, 1] : tensor<2x13x16xf32> into tensor<2x13x48xf32>
+  return %s2, %dk : tensor<2x13x48xf32>, tensor<2x2x13x8xf32>
+}
+func.func @overlapping(%q: tensor<2x2x13x8xf32>, %o: tensor<2x2x13x8xf32>, %lse: tensor<2x2x13xf32>) -> tensor<2x13x48xf32> {
+  %dq, %dk, %dv = zshard.causal_attention_grad %q, %q, %q, %o, %lse, %o scale(0.35355339) : tensor<2x2x13x8xf32>, tensor<2x2x13x8xf32>, tensor<2x2x13x8xf32>, tensor<2x2x13x8xf32>, tensor<2x2x13xf32>, tensor<2x2x13x8xf32>
+  %m = tensor.empty() : tensor<2x13x2x8xf32>
+  %qm = linalg.transpose ins(%dq : tensor<2x2x13x8xf32>) outs(%m : tensor<2x13x2x8xf32>) permutation = [0, 2, 1, 3]
+  %km = linalg.transpose ins(%dk : tensor<2x2x13x8xf32>) outs(%m : tensor<2x13x2x8xf32>) permutation = [0, 2, 1, 3]
+  %vm = linalg.transpose ins(%dv : tensor<2x2x13x8xf32>) outs(%m : tensor<2x13x2x8xf32>) permutation = [0, 2, 1, 3]
+  %qr = tensor.collapse_shape %qm [[0], [1], [2, 3]] : tensor<2x13x2x8xf32> into tensor<2x13x16xf32>
+  %kr = tensor.collapse_shape %km [[0], [1], [2, 3]] : tensor<2x13x2x8xf32> into tensor<2x13x16xf32>
+  %vr = tensor.collapse_shape %vm [[0], [1], [2, 3]] : tensor<2x13x2x8xf32> into tensor<2x13x16xf32>
+  %e = tensor.empty() : tensor<2x13x48xf32>
+  %s0 = tensor.insert_slice %qr into %e[0, 0, 0] [2, 13, 16] [1, 1, 1] : tensor<2x13x16xf32> into tensor<2x13x48xf32>
+  %s1 = tensor.insert_slice %kr into %s0[0, 0, 8] [2, 13, 16] [1, 1, 1] : tensor<2x13x16xf32> into tensor<2x13x48xf32>
+  %s2 = tensor.insert_slice %vr into %s1[0, 0, 32] [2, 13, 16] [1, 1, 1] : tensor<2x13x16xf32> into tensor<2x13x48xf32>
+  return %s2 : tensor<2x13x48xf32>
+}
+
+// -----
+
 // Tests that a view the strides cannot express is read from where it can:
 // q is a transpose collapsed across dimensions that are not adjacent in
 // memory, then expanded again, so the call reads the collapsed tensor as

@@ -234,15 +234,21 @@ void addOperand(OpBuilder &builder, Location loc, Value tensor,
     args.push_back(arith::ConstantIntOp::create(builder, loc, i64, stride));
 }
 
-/// The address of a fresh buffer of `type` (charged to activations) for a
-/// result, appended to the call's arguments; the buffer is returned.
-Value addResultBuffer(OpBuilder &builder, Location loc, RankedTensorType type,
-                      SmallVectorImpl<Value> &args) {
+/// A fresh buffer of `type` for results, charged to activations.
+Value allocateResults(OpBuilder &builder, Location loc, RankedTensorType type) {
   auto buffer = memref::AllocOp::create(
       builder, loc, MemRefType::get(type.getShape(), type.getElementType()));
   buffer->setAttr(zshard::contract::kCategory,
                   zshard::MemCategoryAttr::get(
                       builder.getContext(), zshard::MemCategory::Activations));
+  return buffer;
+}
+
+/// The address of a fresh buffer of `type` for a result, appended to the
+/// call's arguments; the buffer is returned.
+Value addResultBuffer(OpBuilder &builder, Location loc, RankedTensorType type,
+                      SmallVectorImpl<Value> &args) {
+  Value buffer = allocateResults(builder, loc, type);
   args.push_back(getElementPointer(builder, loc, buffer));
   return buffer;
 }
@@ -315,13 +321,118 @@ void replaceHeadsResult(OpBuilder &builder, Location loc, Value result,
           ->getResult(0));
 }
 
+/// Results a chain of tensor.insert_slice ops puts side by side along the
+/// last dimension of one fresh [batch, seq, width] tensor (the backward's
+/// dq, dk and dv into the gradient of the fused q, k, v projection): each
+/// result only merged into [batch, seq, heads, headDim], reshaped to
+/// [batch, seq, heads * headDim] and inserted whole at column `columns[i]`
+/// (the columns of the results apart), the chain starting at a
+/// tensor.empty and each of its values but the first and the last only
+/// extended by the next insert.
+struct SideBySide {
+  RankedTensorType type;
+  SmallVector<int64_t> columns;
+  /// The chain's last value, which the filled buffer replaces.
+  Value whole;
+  /// The inserts, the reshapes and the merges, users before producers.
+  SmallVector<Operation *> replaced;
+};
+
+/// The value a single-use chain of reshapes from `value` ends at.
+Value throughReshapes(Value value, SmallVectorImpl<Operation *> &ops) {
+  while (value.hasOneUse()) {
+    Operation *user = *value.getUsers().begin();
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user))
+      break;
+    ops.push_back(user);
+    value = user->getResult(0);
+  }
+  return value;
+}
+
+std::optional<SideBySide> sideBySide(ResultRange results) {
+  SideBySide found;
+  SmallVector<Operation *> producers;
+  SmallVector<int64_t> widths;
+  DenseMap<Value, tensor::InsertSliceOp> insertInto;
+  for (Value result : results) {
+    Operation *merge = headMerge(result);
+    if (!merge || !result.hasOneUse())
+      return std::nullopt;
+    producers.push_back(merge);
+    Value merged = merge->getResult(0);
+    ArrayRef<int64_t> heads =
+        cast<RankedTensorType>(merged.getType()).getShape();
+    Value rows = throughReshapes(merged, producers);
+    auto rowsType = cast<RankedTensorType>(rows.getType());
+    if (!rows.hasOneUse() ||
+        rowsType.getShape() !=
+            ArrayRef<int64_t>{heads[0], heads[1], heads[2] * heads[3]})
+      return std::nullopt;
+    auto insert = dyn_cast<tensor::InsertSliceOp>(*rows.getUsers().begin());
+    if (!insert || insert.getSource() != rows || !insert.hasUnitStride() ||
+        insert.getStaticSizes() != rowsType.getShape() ||
+        insert.getDestType().getRank() != 3 ||
+        insert.getDestType().getShape().take_front(2) !=
+            rowsType.getShape().take_front(2))
+      return std::nullopt;
+    ArrayRef<int64_t> offsets = insert.getStaticOffsets();
+    if (offsets[0] != 0 || offsets[1] != 0 || ShapedType::isDynamic(offsets[2]))
+      return std::nullopt;
+    found.columns.push_back(offsets[2]);
+    widths.push_back(rowsType.getDimSize(2));
+    if (!insertInto.try_emplace(insert.getDest(), insert).second)
+      return std::nullopt;
+  }
+  // The kernel writes the results in its own order: their columns must not
+  // overlap.
+  for (size_t i = 0; i < widths.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (found.columns[i] < found.columns[j] + widths[j] &&
+          found.columns[j] < found.columns[i] + widths[i])
+        return std::nullopt;
+  // One chain through all the inserts, from a tensor.empty (which CSE may
+  // have shared with other uses).
+  Value value;
+  for (auto &[dest, insert] : insertInto)
+    if (dest.getDefiningOp<tensor::EmptyOp>())
+      value = dest;
+  if (!value)
+    return std::nullopt;
+  SmallVector<Operation *> chain;
+  while (auto insert = insertInto.lookup(value)) {
+    if (!chain.empty() && !value.hasOneUse())
+      return std::nullopt;
+    chain.push_back(insert);
+    value = insert.getResult();
+  }
+  if (chain.size() != insertInto.size())
+    return std::nullopt;
+  found.type = cast<RankedTensorType>(value.getType());
+  found.whole = value;
+  found.replaced.append(chain.rbegin(), chain.rend());
+  found.replaced.append(producers.rbegin(), producers.rend());
+  return found;
+}
+
+/// Calls `entry` with `args` in place of `op`, keeping its annotations
+/// (module path, phase).
+void emitCall(OpBuilder &builder, Operation *op, StringRef entry,
+              ArrayRef<Value> args) {
+  func::FuncOp callee = getOrDeclareRuntimeFunction(
+      op->getParentOfType<ModuleOp>(), entry,
+      builder.getFunctionType(ValueRange(args).getTypes(), {}));
+  auto call = func::CallOp::create(builder, op->getLoc(), callee, args);
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    call->setAttr(attr.getName(), attr.getValue());
+}
+
 /// Replaces `op` by a call of `entry` with the sizes of q and k, the scale,
 /// then each operand as addOperand passes it (lse: its address alone) and
 /// each result's buffer; `heads` says which operands and results are
 /// [batch, heads, seq, headDim].
 void lower(Operation *op, StringRef entry, float scale,
            ArrayRef<bool> headsOperands, ArrayRef<bool> headsResults) {
-  auto module = op->getParentOfType<ModuleOp>();
   OpBuilder builder(op);
   Location loc = op->getLoc();
   Type i64 = builder.getI64Type();
@@ -332,14 +443,42 @@ void lower(Operation *op, StringRef entry, float scale,
   SmallVector<Value> args;
   for (int64_t size : {q[0], q[1], k[1], q[2], q[3]})
     args.push_back(arith::ConstantIntOp::create(builder, loc, i64, size));
-  args.push_back(arith::ConstantOp::create(builder, loc,
-                                           builder.getF32FloatAttr(scale))
-                     .getResult());
+  args.push_back(
+      arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(scale))
+          .getResult());
   for (auto [input, heads] : llvm::zip(inputs, headsOperands)) {
     if (heads)
       addOperand(builder, loc, input, args);
     else
       args.push_back(readOnlyPointer(builder, loc, input));
+  }
+  // Results side by side in one tensor: written into its buffer in place.
+  std::optional<SideBySide> together;
+  if (llvm::all_of(headsResults, [](bool heads) { return heads; }))
+    together = sideBySide(op->getResults());
+  if (together) {
+    Value buffer = allocateResults(builder, loc, together->type);
+    Value base = getElementPointer(builder, loc, buffer);
+    ArrayRef<int64_t> shape = together->type.getShape();
+    auto heads = cast<RankedTensorType>(op->getResult(0).getType());
+    int64_t headDim = heads.getDimSize(3);
+    for (int64_t column : together->columns) {
+      Value offset = arith::ConstantIntOp::create(builder, loc, i64, column);
+      args.push_back(LLVM::GEPOp::create(builder, loc, base.getType(),
+                                         together->type.getElementType(), base,
+                                         ArrayRef<LLVM::GEPArg>{offset}));
+      // Batch, head and seq strides in the [batch, seq, width] buffer.
+      for (int64_t stride : {shape[1] * shape[2], headDim, shape[2]})
+        args.push_back(arith::ConstantIntOp::create(builder, loc, i64, stride));
+    }
+    emitCall(builder, op, entry, args);
+    together->whole.replaceAllUsesWith(bufferization::ToTensorOp::create(
+        builder, loc, together->type, buffer, /*restrict=*/true,
+        /*writable=*/true));
+    for (Operation *replaced : together->replaced)
+      replaced->erase();
+    op->erase();
+    return;
   }
   SmallVector<HeadsResult> results;
   for (auto [result, heads] : llvm::zip(op->getResults(), headsResults)) {
@@ -350,12 +489,7 @@ void lower(Operation *op, StringRef entry, float scale,
     results.push_back({addResultBuffer(
         builder, loc, cast<RankedTensorType>(result.getType()), args)});
   }
-  func::FuncOp callee = getOrDeclareRuntimeFunction(
-      module, entry, builder.getFunctionType(ValueRange(args).getTypes(), {}));
-  auto call = func::CallOp::create(builder, loc, callee, args);
-  // The call keeps the op's annotations (module path, phase).
-  for (NamedAttribute attr : op->getDiscardableAttrs())
-    call->setAttr(attr.getName(), attr.getValue());
+  emitCall(builder, op, entry, args);
   for (auto [result, written] : llvm::zip(op->getResults(), results))
     replaceHeadsResult(builder, loc, result, written);
   op->erase();
