@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
@@ -44,6 +45,116 @@ bool narrows(Operation *producer) {
   return false;
 }
 
+/// The most body ops a producer with several uses may have: it is computed
+/// again in each consumer, in place of a tensor written once and read by
+/// each (a LayerNorm backward's normalised input, `(x - mean) * rstd`, read
+/// by the weight's and the input's gradients).
+constexpr unsigned kMaxRecomputedOps = 4;
+
+bool isView(Operation *op) {
+  return isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+             tensor::CollapseShapeOp>(op);
+}
+
+/// The tensor whose buffer `value` is a view of.
+Value viewRoot(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isView(def))
+      break;
+    value = def->getOperand(0);
+  }
+  return value;
+}
+
+/// Whether `root`, or a view of it, is used at or after `last` (or outside
+/// its block): whether its buffer lives that long anyway.
+bool usedFrom(Value root, Operation *last) {
+  SmallVector<Value> worklist = {root};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (isView(user)) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      Operation *inBlock = last->getBlock()->findAncestorOpInBlock(*user);
+      if (!inBlock || inBlock == last || last->isBeforeInBlock(inBlock))
+        return true;
+    }
+  }
+  return false;
+}
+
+/// The bytes of a statically shaped tensor, if it is one.
+std::optional<int64_t> tensorBytes(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+/// Whether `producer`, used more than once, is better computed again in
+/// every consumer. It must be cheap and move no more bytes: all its loops
+/// parallel, at most kMaxRecomputedOps arith ops an element, and at most
+/// one of its inputs read element for element (the others broadcast: a
+/// row's mean, a feature's weight), so that each consumer reads that input
+/// in place of the producer's result. Each use must be an input of a
+/// linalg.generic of the producer's block that reads every element once (a
+/// permutation map) and into which it fuses. And it must not raise the
+/// peak memory: the buffers of its inputs that would now live until the
+/// last consumer, and would not otherwise, may take no more bytes than its
+/// result, which no longer exists.
+bool recomputedInEveryUse(Operation *producer) {
+  auto generic = dyn_cast<linalg::GenericOp>(producer);
+  if (!generic || generic->getNumResults() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return false;
+  if (llvm::count_if(generic.getDpsInputOperands(), [&](OpOperand *input) {
+        return generic.getMatchingIndexingMap(input).isPermutation();
+      }) > 1)
+    return false;
+  Block &body = generic.getRegion().front();
+  unsigned ops = 0;
+  for (Operation &op : body.without_terminator()) {
+    if (op.getDialect()->getNamespace() != "arith" || op.getNumRegions() != 0)
+      return false;
+    ++ops;
+  }
+  if (ops > kMaxRecomputedOps)
+    return false;
+
+  Operation *last = producer;
+  for (OpOperand &use : producer->getResult(0).getUses()) {
+    auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!consumer || consumer->getBlock() != producer->getBlock() ||
+        !consumer.isDpsInput(&use) ||
+        !consumer.getMatchingIndexingMap(&use).isPermutation() ||
+        !linalg::areElementwiseOpsFusable(&use))
+      return false;
+    if (last->isBeforeInBlock(consumer))
+      last = consumer;
+  }
+
+  std::optional<int64_t> freed = tensorBytes(producer->getResult(0));
+  if (!freed)
+    return false;
+  int64_t extended = 0;
+  llvm::SmallDenseSet<Value> roots;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    Value root = viewRoot(input->get());
+    // The step's arguments live throughout; a scalar is no buffer.
+    if (isa<BlockArgument>(root) || !isa<RankedTensorType>(root.getType()) ||
+        !roots.insert(root).second || usedFrom(root, last))
+      continue;
+    std::optional<int64_t> bytes = tensorBytes(root);
+    if (!bytes)
+      return false;
+    extended += *bytes;
+  }
+  return extended <= *freed;
+}
+
 struct FuseElementwisePass
     : public mlir::zshard::impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
@@ -51,7 +162,8 @@ struct FuseElementwisePass
     linalg::ControlFusionFn control = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && isa<linalg::GenericOp>(fused->getOwner()) &&
-             producer->hasOneUse() && !narrows(producer);
+             (producer->hasOneUse() || recomputedInEveryUse(producer)) &&
+             !narrows(producer);
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -598,6 +598,19 @@ def FuseElementwise : Pass<"zshard-fuse-elementwise", "::mlir::ModuleOp"> {
     same-shaped tensor) is not fused: its consumer may run much later (a
     bf16 weight gradient is read by the optimizer), and fusing would keep
     the wide tensor live until then instead of the narrow one.
+
+    A producer with several uses fuses into each of them (computed again
+    per consumer, the tensor it wrote gone) where that moves fewer bytes and
+    does not raise the peak memory: all its loops parallel, at most four
+    arith ops an element, at most one of its inputs read element for
+    element (the others broadcast: a row's mean, a feature's weight), every
+    use an input of a `linalg.generic` of the same block that reads each
+    element once, and the buffers of its inputs that would then live until
+    the last consumer, and would not otherwise, no larger than its result.
+    A LayerNorm backward's `(x - mean) * rstd`, read by the weight's and the
+    input's gradients, is the case that matters; a residual add (two inputs
+    read element for element) or a bias from a gathered unit buffer that
+    would stay alive for it is not recomputed.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
