@@ -44,6 +44,18 @@ def MatmulToRuntime : Pass<"zshard-matmul-to-runtime", "::mlir::ModuleOp"> {
     right after it, so each element is rounded as the separate add rounded
     it. The CUDA target leaves it off: the entry runs on the host only.
 
+    When the bias add's output is a fresh allocation read only by a
+    residual add — a `linalg.generic` adding it (or an expand/collapse_shape
+    of it) and another f32 memref `X` into a third, identity maps, later in
+    the block with only ops that touch no memory, allocate or set the next
+    allocation's category in between, `X` and the output contiguous rows of
+    the product's columns, the output no view of `X`, the operands or the
+    bias — the call moves to the residual add and becomes
+    `zshard_rt_step_sgemm_bias_add`, writing the residual add's output with
+    `X`'s address, leading dimension and batch stride last; the residual
+    add, the views and the bias add's output are erased. Each element is
+    still the product plus the bias, rounded, plus `X`, rounded.
+
     Before:
     ```mlir
     linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x2xf32>)
@@ -70,7 +82,10 @@ def MatmulToRuntime : Pass<"zshard-matmul-to-runtime", "::mlir::ModuleOp"> {
     Statistic<"numFoldedFills", "folded-fills",
               "Zero-fills of outputs folded into the products (beta 0)">,
     Statistic<"numFusedBiases", "fused-biases",
-              "Bias adds folded into the products (fuse-bias)">
+              "Bias adds folded into the products (fuse-bias)">,
+    Statistic<"numFusedResiduals", "fused-residuals",
+              "Residual adds folded into the products after their bias adds "
+              "(fuse-bias)">
   ];
 }
 

@@ -41,6 +41,7 @@ namespace {
 
 constexpr StringLiteral kSgemm = "zshard_rt_step_sgemm";
 constexpr StringLiteral kSgemmBias = "zshard_rt_step_sgemm_bias";
+constexpr StringLiteral kSgemmBiasAdd = "zshard_rt_step_sgemm_bias_add";
 constexpr StringLiteral kGemmBF16 = "zshard_rt_step_gemm_bf16";
 
 /// How one operand is handed to BLAS.
@@ -248,6 +249,99 @@ std::optional<BiasAdd> findBiasAdd(Operation *op, Value a, Value b, Value c,
   return BiasAdd{add, bias, out};
 }
 
+/// A residual add that reads a bias add's output: out = (the bias add's
+/// output) + addend, elementwise, both contiguous with the output's
+/// elements.
+struct ResidualAdd {
+  linalg::GenericOp op;
+  Value addend, out;
+  /// The views of the bias add's output the residual add reads it through.
+  SmallVector<Operation *> views;
+};
+
+/// Whether `value` is an f32 memref of `elements` elements with contiguous
+/// rows of `n` (identity layout, static shape, innermost dimension n).
+bool isContiguousRows(Value value, int64_t elements, int64_t n) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  return type && type.getElementType().isF32() &&
+         type.getLayout().isIdentity() && type.hasStaticShape() &&
+         type.getRank() >= 1 && type.getNumElements() == elements &&
+         type.getShape().back() == n;
+}
+
+/// The residual add that reads `bias`'s output, the fresh m x n allocation
+/// it writes: a linalg.generic adding that output (or a reshape of it) and
+/// another memref `addend` into a third, identity maps, all loops parallel,
+/// after the bias add in its block with only ops that touch no memory,
+/// allocate, reshape or set the next allocation's category in between; the
+/// output read by nothing else; the addend and the residual add's output
+/// contiguous rows of n, neither a view of the other nor the output one of
+/// `a`, `b` or the bias. None when there is none.
+std::optional<ResidualAdd> findResidualAdd(const BiasAdd &bias, Value a,
+                                           Value b, int64_t m, int64_t n) {
+  if (!bias.out.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  ResidualAdd found;
+  linalg::GenericOp add;
+  SmallVector<Value> reads = {bias.out};
+  while (!reads.empty()) {
+    Value read = reads.pop_back_val();
+    for (Operation *user : read.getUsers()) {
+      if (user == bias.op)
+        continue;
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
+        found.views.push_back(user);
+        reads.push_back(user->getResult(0));
+        continue;
+      }
+      auto generic = dyn_cast<linalg::GenericOp>(user);
+      if (!generic || (add && generic != add))
+        return std::nullopt;
+      add = generic;
+    }
+  }
+  if (!add || add->getBlock() != bias.op->getBlock() ||
+      !bias.op->isBeforeInBlock(add) || !add.hasPureBufferSemantics() ||
+      add.getNumDpsInputs() != 2 || add.getNumDpsInits() != 1 ||
+      add.getNumParallelLoops() != add.getNumLoops() ||
+      !llvm::all_of(add.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return std::nullopt;
+  for (Operation *between = bias.op->getNextNode(); between != add;
+       between = between->getNextNode())
+    if (!touchesNoMemory(between) && !isSetAllocCategory(between))
+      return std::nullopt;
+  Block &body = add.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto sum = yield.getValues().size() == 1
+                 ? yield.getValues()[0].getDefiningOp<arith::AddFOp>()
+                 : arith::AddFOp();
+  if (!sum || body.getOperations().size() != 2 ||
+      !llvm::is_contained(ValueRange{sum.getLhs(), sum.getRhs()},
+                          body.getArgument(0)) ||
+      !llvm::is_contained(ValueRange{sum.getLhs(), sum.getRhs()},
+                          body.getArgument(1)))
+    return std::nullopt;
+  Value outRoot = mlir::zshard::getViewRoot(bias.out);
+  unsigned outIndex =
+      mlir::zshard::getViewRoot(add.getDpsInputOperand(0)->get()) == outRoot
+          ? 0
+          : 1;
+  found.op = add;
+  found.addend = add.getDpsInputOperand(1 - outIndex)->get();
+  found.out = add.getDpsInitOperand(0)->get();
+  if (mlir::zshard::getViewRoot(add.getDpsInputOperand(outIndex)->get()) !=
+          outRoot ||
+      !isContiguousRows(found.addend, m * n, n) ||
+      !isContiguousRows(found.out, m * n, n))
+    return std::nullopt;
+  Value resultRoot = mlir::zshard::getViewRoot(found.out);
+  for (Value read : {a, b, bias.bias, found.addend, bias.out})
+    if (mlir::zshard::getViewRoot(read) == resultRoot)
+      return std::nullopt;
+  return found;
+}
+
 /// Erases `alloc`, unused now, and the category call zshard-tag-allocations
 /// put before it (with its constant when nothing else reads it).
 void eraseAllocation(memref::AllocOp alloc) {
@@ -262,15 +356,17 @@ void eraseAllocation(memref::AllocOp alloc) {
 }
 
 /// The declaration of runtime gemm entry `name`: the transposes, sizes, and
-/// each operand's address, leading dimension and batch stride, then `last`
+/// each operand's address, leading dimension and batch stride, then `tail`
 /// (sgemm and gemm_bf16: whether the product accumulates into C, an i32;
-/// sgemm_bias: the bias's address).
-func::FuncOp getOrDeclareGemm(ModuleOp module, StringRef name, Type last) {
+/// sgemm_bias: the bias's address; sgemm_bias_add: it, then D's address,
+/// leading dimension and batch stride).
+func::FuncOp getOrDeclareGemm(ModuleOp module, StringRef name, TypeRange tail) {
   Builder b(module.getContext());
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   SmallVector<Type> inputs = {i32, i32, i64, i64, i64, i64, ptr, i64,
-                              i64, ptr, i64, i64, ptr, i64, i64, last};
+                              i64, ptr, i64, i64, ptr, i64, i64};
+  llvm::append_range(inputs, tail);
   return mlir::zshard::getOrDeclareRuntimeFunction(
       module, name, b.getFunctionType(inputs, {}));
 }
@@ -332,11 +428,22 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
     else
       biasAdd.reset();
   }
+  // D = A B + bias followed by R = D + X is R = A B + bias + X.
+  std::optional<ResidualAdd> residual;
+  if (biasAdd)
+    residual = findResidualAdd(*biasAdd, a, b, m, n);
+  if (residual)
+    opC = MatrixOperand{residual->out, false, n, 0};
 
-  // With a bias add taken over, the call replaces it: A and B are as they
-  // were at the product (nothing between touches memory), and the output
-  // exists there.
-  OpBuilder builder(biasAdd ? biasAdd->op.getOperation() : op.getOperation());
+  // With a bias add (and a residual add) taken over, the call replaces the
+  // last of them: A and B are as they were at the product (nothing between
+  // touches memory), and the output exists there.
+  Operation *at = op;
+  if (residual)
+    at = residual->op;
+  else if (biasAdd)
+    at = biasAdd->op;
+  OpBuilder builder(at);
   Location loc = op.getLoc();
   // One constant per distinct value keeps the call readable.
   llvm::DenseMap<std::pair<Type, int64_t>, Value> constants;
@@ -351,7 +458,7 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
     return constant(builder.getI32Type(),
                     transpose ? ZSHARD_RT_TRANS : ZSHARD_RT_NO_TRANS);
   };
-  Value out = biasAdd ? biasAdd->out : c;
+  Value out = residual ? residual->out : biasAdd ? biasAdd->out : c;
   SmallVector<Value> args = {i32(opA->transpose),
                              i32(opB->transpose),
                              i64(batch),
@@ -367,7 +474,26 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
                              mlir::zshard::getElementPointer(builder, loc, out),
                              i64(opC->leadingDim),
                              i64(opC->batchStride)};
-  if (biasAdd) {
+  if (residual) {
+    args.push_back(
+        mlir::zshard::getElementPointer(builder, loc, biasAdd->bias));
+    args.push_back(
+        mlir::zshard::getElementPointer(builder, loc, residual->addend));
+    args.push_back(i64(n));
+    args.push_back(i64(0));
+    func::CallOp::create(
+        builder, loc,
+        getOrDeclareGemm(getOperation(), kSgemmBiasAdd,
+                         ValueRange(args).take_back(4).getTypes()),
+        args);
+    residual->op->erase();
+    for (Operation *view : llvm::reverse(residual->views))
+      view->erase();
+    biasAdd->op->erase();
+    eraseAllocation(biasAdd->out.getDefiningOp<memref::AllocOp>());
+    ++numFusedBiases;
+    ++numFusedResiduals;
+  } else if (biasAdd) {
     args.push_back(
         mlir::zshard::getElementPointer(builder, loc, biasAdd->bias));
     func::CallOp::create(

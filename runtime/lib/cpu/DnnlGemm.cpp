@@ -26,11 +26,25 @@ using namespace zshard::rt;
 
 namespace {
 
-/// A product's layout, operand type and whether it adds a bias: what a
-/// matmul primitive is made for.
-using Key =
-    std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int, int, int,
-               int64_t, int64_t, int64_t, bool, dnnl::memory::data_type, bool>;
+/// A product's layout, operand type and what it adds (a bias, a matrix):
+/// what a matmul primitive is made for.
+struct Key {
+  bool transA, transB;
+  int64_t batch, m, n, k;
+  int lda, ldb, ldc;
+  int64_t strideA, strideB, strideC;
+  bool accumulate;
+  dnnl::memory::data_type operands;
+  bool bias, addend;
+  int64_t ldd, strideD;
+
+  auto tie() const {
+    return std::tie(transA, transB, batch, m, n, k, lda, ldb, ldc, strideA,
+                    strideB, strideC, accumulate, operands, bias, addend, ldd,
+                    strideD);
+  }
+  bool operator<(const Key &other) const { return tie() < other.tie(); }
+};
 
 /// The memory descriptor of the batch of row-major matrices `rows x cols`
 /// (or their transposes, read through strides) with leading dimension `ld`
@@ -64,8 +78,8 @@ struct Primitives {
   std::map<Key, Matmul> cache;
 
   /// The matmul for `key`'s layout and operand type: C += A B (the sum
-  /// post-op), C = A B, or C = A B + bias (one f32 row added to every row
-  /// of every matrix), with an f32 C.
+  /// post-op), C = A B, C = A B + bias (one f32 row added to every row of
+  /// every matrix) or C = A B + bias + D (a binary post-op), with an f32 C.
   Matmul get(const Key &key, const StepGemmShape &s, int64_t strideA,
              int64_t strideB, int64_t strideC) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -73,7 +87,7 @@ struct Primitives {
     if (found != cache.end())
       return found->second;
     using type = dnnl::memory::data_type;
-    type operands = std::get<13>(key);
+    type operands = key.operands;
     dnnl::memory::desc a =
         describe(operands, s.batch, s.m, s.k, s.lda, strideA, s.transA);
     dnnl::memory::desc b =
@@ -81,15 +95,20 @@ struct Primitives {
     dnnl::memory::desc c =
         describe(type::f32, s.batch, s.m, s.n, s.ldc, strideC, false);
     dnnl::primitive_attr attr;
-    if (s.accumulate) {
-      dnnl::post_ops sum;
-      sum.append_sum(1.0f);
-      attr.set_post_ops(sum);
+    if (s.accumulate || key.addend) {
+      dnnl::post_ops ops;
+      if (s.accumulate)
+        ops.append_sum(1.0f);
+      if (key.addend)
+        ops.append_binary(dnnl::algorithm::binary_add,
+                          describe(type::f32, s.batch, s.m, s.n, key.ldd,
+                                   key.strideD, false));
+      attr.set_post_ops(ops);
     }
     // Scratch from the caller, per call: rank threads run one primitive at
     // once safely (ScratchPolicy).
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    bool withBias = std::get<14>(key);
+    bool withBias = key.bias;
     dnnl::memory::desc bias(dnnl::memory::dims{1, 1, s.n}, type::f32,
                             dnnl::memory::dims{s.n, s.n, 1});
     dnnl::matmul::primitive_desc desc(withBias
@@ -154,16 +173,32 @@ void *threadScratch(const char *entry, size_t bytes) {
 }
 
 /// Runs the matmul for `s` on operands of type `operands`, adding `bias` to
-/// every row when not null; false, having done nothing, when there is none
-/// worth running (Matmul).
+/// every row and then `addend` when not null; false, having done nothing,
+/// when there is none worth running (Matmul).
 bool run(const char *entry, dnnl::memory::data_type operands,
          ScratchPolicy policy, const StepGemmShape &s, const void *a,
          int64_t strideA, const void *b, int64_t strideB, float *c,
-         int64_t strideC, const float *bias = nullptr) {
+         int64_t strideC, const float *bias = nullptr,
+         const GemmAddend *addend = nullptr) {
   try {
-    Key key{s.transA, s.transB, s.batch,      s.m,      s.n,
-            s.k,      s.lda,    s.ldb,        s.ldc,    strideA,
-            strideB,  strideC,  s.accumulate, operands, bias != nullptr};
+    Key key{s.transA,
+            s.transB,
+            s.batch,
+            s.m,
+            s.n,
+            s.k,
+            s.lda,
+            s.ldb,
+            s.ldc,
+            strideA,
+            strideB,
+            strideC,
+            s.accumulate,
+            operands,
+            bias != nullptr,
+            addend != nullptr,
+            addend ? addend->ld : 0,
+            addend ? addend->stride : 0};
     Primitives &p = primitives();
     Matmul matmul = p.get(key, s, strideA, strideB, strideC);
     if (!matmul.op)
@@ -180,12 +215,19 @@ bool run(const char *entry, dnnl::memory::data_type operands,
     if (bias)
       args.emplace(DNNL_ARG_BIAS, dnnl::memory(desc.bias_desc(), p.engine,
                                                const_cast<float *>(bias)));
+    if (addend)
+      args.emplace(
+          DNNL_ARG_ATTR_MULTIPLE_POST_OP(s.accumulate ? 1 : 0) | DNNL_ARG_SRC_1,
+          dnnl::memory(describe(dnnl::memory::data_type::f32, s.batch, s.m, s.n,
+                                addend->ld, addend->stride, false),
+                       p.engine, const_cast<float *>(addend->data)));
     dnnl::memory::desc scratchDesc = desc.scratchpad_desc();
     void *scratch = nullptr;
     size_t bytes = scratchDesc.get_size();
     if (bytes && policy == ScratchPolicy::ThreadBuffer) {
-      args.emplace(DNNL_ARG_SCRATCHPAD,
-                   dnnl::memory(scratchDesc, p.engine, threadScratch(entry, bytes)));
+      args.emplace(
+          DNNL_ARG_SCRATCHPAD,
+          dnnl::memory(scratchDesc, p.engine, threadScratch(entry, bytes)));
     } else if (bytes) {
       if (zshard_rt_cpu_alloc(zshard_rt_current_mem_ctx(), ZSHARD_RT_MEM_OTHER,
                               bytes, 0, &scratch) != ZSHARD_RT_OK)
@@ -215,10 +257,13 @@ bool zshard::rt::dnnlGemmBf16(const StepGemmShape &s, const uint16_t *a,
 
 bool zshard::rt::dnnlSgemm(const StepGemmShape &s, const float *a,
                            int64_t strideA, const float *b, int64_t strideB,
-                           float *c, int64_t strideC, const float *bias) {
+                           float *c, int64_t strideC, const float *bias,
+                           const GemmAddend *addend) {
   if (s.m * s.n * s.k < kDnnlSgemmMinMacs)
     return false;
-  return run(bias ? "zshard_rt_step_sgemm_bias" : "zshard_rt_step_sgemm",
-             dnnl::memory::data_type::f32, ScratchPolicy::ThreadBuffer, s, a,
-             strideA, b, strideB, c, strideC, bias);
+  const char *entry = addend ? "zshard_rt_step_sgemm_bias_add"
+                      : bias ? "zshard_rt_step_sgemm_bias"
+                             : "zshard_rt_step_sgemm";
+  return run(entry, dnnl::memory::data_type::f32, ScratchPolicy::ThreadBuffer,
+             s, a, strideA, b, strideB, c, strideC, bias, addend);
 }

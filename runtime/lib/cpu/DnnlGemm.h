@@ -46,13 +46,14 @@ bool dnnlGemmBf16(const StepGemmShape &s, const uint16_t *a, int64_t strideA,
                   int64_t strideC);
 
 /// The same product of f32 operands, plus `bias` (n values added to every
-/// row of every C_i, in the product's epilogue) when not null; `s` then
-/// overwrites C. False, having done nothing, when the product is below
-/// kDnnlSgemmMinMacs or oneDNN has no batch-reduce GEMM kernel for this CPU
-/// and layout (the caller then calls sgemm).
+/// row of every C_i, in the product's epilogue) when not null, then plus
+/// `addend` (a binary post-op) when not null; `s` then overwrites C. False,
+/// having done nothing, when the product is below kDnnlSgemmMinMacs or
+/// oneDNN has no batch-reduce GEMM kernel for this CPU and layout (the
+/// caller then calls sgemm).
 bool dnnlSgemm(const StepGemmShape &s, const float *a, int64_t strideA,
                const float *b, int64_t strideB, float *c, int64_t strideC,
-               const float *bias = nullptr);
+               const float *bias = nullptr, const GemmAddend *addend = nullptr);
 
 } // namespace zshard::rt
 

@@ -31,6 +31,13 @@ struct StepGemmCounters {
 /// The calling thread's counters.
 StepGemmCounters &stepGemmCounters();
 
+/// A matrix zshard_rt_step_sgemm_bias_add() adds to each product after its
+/// bias: D_i at data + i * stride (elements), rows ld apart.
+struct GemmAddend {
+  const float *data;
+  int64_t ld, stride;
+};
+
 /// A batched row-major product C_i (+)= op(A_i) op(B_i) after its checks:
 /// the leading dimensions as the BLAS takes them (a single row's stride
 /// replaced by the smallest valid one).

@@ -43,6 +43,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <optional>
 
 using namespace zshard::rt;
 
@@ -71,16 +72,18 @@ int leadingDim(const char *entry, const char *name, int64_t ld, int64_t rows,
   return static_cast<int>(ld);
 }
 
-/// The product (plus `bias` on every row, when not null) on oneDNN where it
-/// beats OpenBLAS (cpu/DnnlGemm.h); false, with nothing done, elsewhere.
+/// The product (plus `bias` on every row, then `addend`, when not null) on
+/// oneDNN where it beats OpenBLAS (cpu/DnnlGemm.h); false, with nothing
+/// done, elsewhere.
 bool gemmOnDnnl(const StepGemmShape &s, const float *a, int64_t strideA,
                 const float *b, int64_t strideB, float *c, int64_t strideC,
-                const float *bias = nullptr) {
+                const float *bias = nullptr,
+                const GemmAddend *addend = nullptr) {
 #ifdef ZSHARD_HAS_DNNL
-  return dnnlSgemm(s, a, strideA, b, strideB, c, strideC, bias);
+  return dnnlSgemm(s, a, strideA, b, strideB, c, strideC, bias, addend);
 #else
   (void)s, (void)a, (void)strideA, (void)b, (void)strideB, (void)c,
-      (void)strideC, (void)bias;
+      (void)strideC, (void)bias, (void)addend;
   return false;
 #endif
 }
@@ -169,29 +172,52 @@ extern "C" void zshard_rt_step_sgemm(int32_t transA, int32_t transB,
           .count();
 }
 
-extern "C" void
-zshard_rt_step_sgemm_bias(int32_t transA, int32_t transB, int64_t batch,
-                          int64_t m, int64_t n, int64_t k, const float *a,
-                          int64_t lda, int64_t strideA, const float *b,
-                          int64_t ldb, int64_t strideB, float *c, int64_t ldc,
-                          int64_t strideC, const float *bias) {
-  constexpr const char *biasEntry = "zshard_rt_step_sgemm_bias";
+namespace {
+
+/// The elements past the first of the batch of m x n matrices `ld` and
+/// `stride` apart: [first, first + span) holds them all.
+int64_t matricesSpan(const StepGemmShape &s, int64_t ld, int64_t stride) {
+  return (s.batch - 1) * stride + (s.m - 1) * ld + s.n;
+}
+
+/// zshard_rt_step_sgemm_bias() and zshard_rt_step_sgemm_bias_add(): C =
+/// A B + bias, then + D when `addend` is not null.
+void biasProduct(const char *entry, int32_t transA, int32_t transB,
+                 int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
+                 int64_t lda, int64_t strideA, const float *b, int64_t ldb,
+                 int64_t strideB, float *c, int64_t ldc, int64_t strideC,
+                 const float *bias, const GemmAddend *addend) {
   auto start = std::chrono::steady_clock::now();
   ++counters.calls;
-  StepGemmShape shape = checkStepGemm(biasEntry, transA, transB, batch, m, n, k,
-                                      a, lda, b, ldb, c, ldc, 0);
+  StepGemmShape shape = checkStepGemm(entry, transA, transB, batch, m, n, k, a,
+                                      lda, b, ldb, c, ldc, 0);
   if (shape.empty())
     return;
   if (!bias)
-    stepFatal(biasEntry, "bias is NULL");
+    stepFatal(entry, "bias is NULL");
+  // D with its leading dimension as the checks take it.
+  std::optional<GemmAddend> checked;
+  if (addend) {
+    if (!addend->data)
+      stepFatal(entry, "d is NULL");
+    checked =
+        GemmAddend{addend->data, leadingDim(entry, "ldd", addend->ld, m, n),
+                   addend->stride};
+    const float *cEnd = c + matricesSpan(shape, shape.ldc, strideC);
+    const float *dEnd =
+        checked->data + matricesSpan(shape, checked->ld, checked->stride);
+    if (checked->data < cEnd && c < dEnd)
+      stepFatal(entry, "d overlaps c");
+    addend = &*checked;
+  }
   if (Device *device = currentStepDevice())
-    stepFatal(biasEntry,
+    stepFatal(entry,
               "%s: products with a bias run on the host only (the CPU "
               "target's artifacts call them)",
               device->name().c_str());
-  if (!gemmOnDnnl(shape, a, strideA, b, strideB, c, strideC, bias)) {
-    // The product, then the bias added to it: the sums oneDNN's epilogue
-    // computes.
+  if (!gemmOnDnnl(shape, a, strideA, b, strideB, c, strideC, bias, addend)) {
+    // The product, then the bias and D added to it: the sums oneDNN's
+    // epilogue computes.
     if (shape.zeroesOnly())
       zeroStepProducts(shape, c, strideC);
     else
@@ -201,6 +227,11 @@ zshard_rt_step_sgemm_bias(int32_t transA, int32_t transB, int64_t batch,
         float *out = c + i * strideC + row * shape.ldc;
         for (int64_t col = 0; col < shape.n; ++col)
           out[col] += bias[col];
+        if (!addend)
+          continue;
+        const float *d = addend->data + i * addend->stride + row * addend->ld;
+        for (int64_t col = 0; col < shape.n; ++col)
+          out[col] += d[col];
       }
   } else {
     ++counters.dnnlCalls;
@@ -209,6 +240,28 @@ zshard_rt_step_sgemm_bias(int32_t transA, int32_t transB, int64_t batch,
   counters.seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+}
+
+} // namespace
+
+extern "C" void
+zshard_rt_step_sgemm_bias(int32_t transA, int32_t transB, int64_t batch,
+                          int64_t m, int64_t n, int64_t k, const float *a,
+                          int64_t lda, int64_t strideA, const float *b,
+                          int64_t ldb, int64_t strideB, float *c, int64_t ldc,
+                          int64_t strideC, const float *bias) {
+  biasProduct("zshard_rt_step_sgemm_bias", transA, transB, batch, m, n, k, a,
+              lda, strideA, b, ldb, strideB, c, ldc, strideC, bias, nullptr);
+}
+
+extern "C" void zshard_rt_step_sgemm_bias_add(
+    int32_t transA, int32_t transB, int64_t batch, int64_t m, int64_t n,
+    int64_t k, const float *a, int64_t lda, int64_t strideA, const float *b,
+    int64_t ldb, int64_t strideB, float *c, int64_t ldc, int64_t strideC,
+    const float *bias, const float *d, int64_t ldd, int64_t strideD) {
+  GemmAddend addend{d, ldd, strideD};
+  biasProduct("zshard_rt_step_sgemm_bias_add", transA, transB, batch, m, n, k,
+              a, lda, strideA, b, ldb, strideB, c, ldc, strideC, bias, &addend);
 }
 
 extern "C" double zshard_rt_step_sgemm_seconds(void) {

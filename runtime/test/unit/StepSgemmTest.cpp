@@ -38,11 +38,14 @@ std::string describe(const BatchCase &c) {
 /// random (it must be added to); overwriting, C's matrices start NaN (they
 /// must never be read). Returns how many of its calls oneDNN ran (0 or 1).
 /// With `withBias`, zshard_rt_step_sgemm_bias instead (accumulate must be
-/// false): C_i = op(A_i) op(B_i) + bias, bias random.
+/// false): C_i = op(A_i) op(B_i) + bias, bias random; with `withAddend` too,
+/// zshard_rt_step_sgemm_bias_add: C_i = op(A_i) op(B_i) + bias + D_i, D
+/// random with its own padding and gaps.
 uint64_t checkAgainstNaive(const BatchCase &c, unsigned seed, bool accumulate,
-                           bool withBias = false) {
+                           bool withBias = false, bool withAddend = false) {
   SCOPED_TRACE(describe(c) + " accumulate=" + std::to_string(accumulate) +
-               " bias=" + std::to_string(withBias));
+               " bias=" + std::to_string(withBias) +
+               " addend=" + std::to_string(withAddend));
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   int64_t aRows = c.transA ? c.k : c.m, aCols = c.transA ? c.m : c.k;
@@ -63,6 +66,11 @@ uint64_t checkAgainstNaive(const BatchCase &c, unsigned seed, bool accumulate,
   std::vector<float> bias(std::max<int64_t>(c.n, 1));
   for (float &x : bias)
     x = dist(rng);
+  int64_t ldd = std::max<int64_t>(c.n, 1) + c.pad,
+          strideD = c.m * ldd + 2 * c.gap;
+  std::vector<float> d(std::max<int64_t>(c.batch * strideD, 1));
+  for (float &x : d)
+    x = dist(rng);
   if (!accumulate)
     for (int64_t i = 0; i < c.batch; ++i)
       for (int64_t r = 0; r < c.m; ++r)
@@ -72,7 +80,12 @@ uint64_t checkAgainstNaive(const BatchCase &c, unsigned seed, bool accumulate,
   uint64_t callsBefore = zshard_rt_step_sgemm_calls();
   uint64_t dnnlBefore = zshard_rt_step_sgemm_dnnl_calls();
   double flopsBefore = zshard_rt_step_sgemm_flops();
-  if (withBias)
+  if (withAddend)
+    zshard_rt_step_sgemm_bias_add(c.transA, c.transB, c.batch, c.m, c.n, c.k,
+                                  a.data(), lda, strideA, b.data(), ldb,
+                                  strideB, out.data(), ldc, strideC,
+                                  bias.data(), d.data(), ldd, strideD);
+  else if (withBias)
     zshard_rt_step_sgemm_bias(c.transA, c.transB, c.batch, c.m, c.n, c.k,
                               a.data(), lda, strideA, b.data(), ldb, strideB,
                               out.data(), ldc, strideC, bias.data());
@@ -100,6 +113,8 @@ uint64_t checkAgainstNaive(const BatchCase &c, unsigned seed, bool accumulate,
         size_t at = size_t(i * strideC + r * ldc + col);
         written[at] = true;
         double before = accumulate ? in[at] : withBias ? bias[col] : 0.0;
+        if (withAddend)
+          before += d[size_t(i * strideD + r * ldd + col)];
         double want = before + sum;
         EXPECT_LE(std::fabs(out[at] - want),
                   1e-5 * (magnitude + std::fabs(before)) + 1e-30)
@@ -180,16 +195,16 @@ TEST(StepSgemmTest, LargeProductsMatchNaive) {
 #endif
 }
 
-// Tests zshard_rt_step_sgemm_bias (the product plus a row added to every row,
-// C never read) the same way, below and above oneDNN's threshold, and with
-// k 0 (C is the bias alone).
-TEST(StepSgemmTest, BiasProductsMatchNaive) {
+/// Runs zshard_rt_step_sgemm_bias (with `withAddend`, _bias_add) over
+/// shapes below and above oneDNN's threshold and with k 0, in every layout,
+/// padded and with gaps, and checks that the dense ones above the threshold
+/// ran on oneDNN exactly where it has batch-reduce GEMM kernels.
+void checkBiasProducts(unsigned seed, bool withAddend) {
   const int64_t shapes[][4] = {{1, 3, 5, 7},
                                {2, 65, 67, 3},
                                {1, 7, 4, 0},
                                {1, 130, 129, 131},
                                {2, 97, 160, 140}};
-  unsigned seed = 2000;
   uint64_t denseOnDnnl = 0, dense = 0;
   for (bool transA : {false, true})
     for (bool transB : {false, true})
@@ -198,7 +213,7 @@ TEST(StepSgemmTest, BiasProductsMatchNaive) {
           for (int64_t gap : {0, 5}) {
             uint64_t onDnnl = checkAgainstNaive(
                 {s[0], s[1], s[2], s[3], transA, transB, pad, gap}, seed++,
-                /*accumulate=*/false, /*withBias=*/true);
+                /*accumulate=*/false, /*withBias=*/true, withAddend);
             if (s[0] * s[1] * s[2] * s[3] < (int64_t(1) << 21))
               EXPECT_EQ(onDnnl, 0u) << "a small product went to oneDNN";
             else if (s[0] == 1 && pad == 0 && gap == 0) {
@@ -211,6 +226,20 @@ TEST(StepSgemmTest, BiasProductsMatchNaive) {
 #else
   EXPECT_EQ(denseOnDnnl, 0u); // built without oneDNN
 #endif
+}
+
+// Tests zshard_rt_step_sgemm_bias (the product plus a row added to every row,
+// C never read) the same way, below and above oneDNN's threshold, and with
+// k 0 (C is the bias alone).
+TEST(StepSgemmTest, BiasProductsMatchNaive) {
+  checkBiasProducts(2000, /*withAddend=*/false);
+}
+
+// Tests zshard_rt_step_sgemm_bias_add (the product plus the bias plus a
+// matrix D with its own leading dimension and batch stride, C never read)
+// the same way, on the same path rule.
+TEST(StepSgemmTest, BiasAddProductsMatchNaive) {
+  checkBiasProducts(3000, /*withAddend=*/true);
 }
 
 // Tests that a batch stride of 0 for A or B broadcasts one matrix to all.
@@ -294,4 +323,22 @@ TEST(StepSgemmDeathTest, BiasProductChecks) {
                                          b.data(), 2, 0, c.data(), 2, 0,
                                          a.data()),
                "zshard_rt_step_sgemm_bias: lda = 3 for a 2 x 4 matrix");
+}
+
+// Tests that a product adding D checks D: NULL, a leading dimension below
+// the row, D overlapping C.
+TEST(StepSgemmDeathTest, BiasAddProductChecks) {
+  std::vector<float> a(16, 1.0f), b(16, 1.0f), c(16, 0.0f), d(16, 0.0f);
+  EXPECT_DEATH(zshard_rt_step_sgemm_bias_add(0, 0, 1, 2, 2, 2, a.data(), 2, 0,
+                                             b.data(), 2, 0, c.data(), 2, 0,
+                                             a.data(), nullptr, 2, 0),
+               "zshard_rt_step_sgemm_bias_add: d is NULL");
+  EXPECT_DEATH(zshard_rt_step_sgemm_bias_add(0, 0, 1, 2, 2, 2, a.data(), 2, 0,
+                                             b.data(), 2, 0, c.data(), 2, 0,
+                                             a.data(), d.data(), 1, 0),
+               "zshard_rt_step_sgemm_bias_add: ldd = 1 for a 2 x 2 matrix");
+  EXPECT_DEATH(zshard_rt_step_sgemm_bias_add(0, 0, 1, 2, 2, 2, a.data(), 2, 0,
+                                             b.data(), 2, 0, c.data(), 2, 0,
+                                             a.data(), c.data() + 3, 2, 0),
+               "zshard_rt_step_sgemm_bias_add: d overlaps c");
 }

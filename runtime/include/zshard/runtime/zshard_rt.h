@@ -308,6 +308,20 @@ zshard_rt_step_sgemm_bias(int32_t transA, int32_t transB, int64_t batch,
                           int64_t ldb, int64_t strideB, float *c, int64_t ldc,
                           int64_t strideC, const float *bias);
 
+/// zshard_rt_step_sgemm_bias() plus \p d: C_i = op(A_i) * op(B_i) + bias +
+/// D_i, D_i the m x n matrix at d + i * strideD (in elements) with row
+/// stride \p ldd, which must not overlap C. What a compiled linear layer
+/// calls where the CPU target also folded the residual add that reads its
+/// output (zshard-matmul-to-runtime): each element is the product's sum
+/// plus the bias, rounded, plus D's element, rounded, as the two adds
+/// computed it. On oneDNN, D is added in the product's epilogue (a binary
+/// post-op). Host only, counted like zshard_rt_step_sgemm().
+ZSHARD_RT_API void zshard_rt_step_sgemm_bias_add(
+    int32_t transA, int32_t transB, int64_t batch, int64_t m, int64_t n,
+    int64_t k, const float *a, int64_t lda, int64_t strideA, const float *b,
+    int64_t ldb, int64_t strideB, float *c, int64_t ldc, int64_t strideC,
+    const float *bias, const float *d, int64_t ldd, int64_t strideD);
+
 /// Causal softmax attention (zshard.causal_attention): q, out
 /// [batch, heads, seq, headDim], k, v [batch, kvHeads, seq, headDim] (head h
 /// reads kv head h / (heads / kvHeads)), lse [batch, heads, seq], all f32,
@@ -315,20 +329,22 @@ zshard_rt_step_sgemm_bias(int32_t transA, int32_t transB, int64_t batch,
 /// lse[t] = log sum_{u <= t} exp(scale q[t] . k[u]). Runs in tiles with an
 /// online softmax (no seq x seq buffer) on the host, or on the current CUDA
 /// device's compute stream (zshard_rt_set_current_device()).
-ZSHARD_RT_API void zshard_rt_step_attention_fwd(
-    int64_t batch, int64_t heads, int64_t kvHeads, int64_t seq,
-    int64_t headDim, float scale, const float *q, const float *k,
-    const float *v, float *out, float *lse);
+ZSHARD_RT_API void zshard_rt_step_attention_fwd(int64_t batch, int64_t heads,
+                                                int64_t kvHeads, int64_t seq,
+                                                int64_t headDim, float scale,
+                                                const float *q, const float *k,
+                                                const float *v, float *out,
+                                                float *lse);
 
 /// The backward of zshard_rt_step_attention_fwd(): from its operands, out,
 /// lse and dout (out's gradient), writes dq (q's shape) and dk, dv (k's
 /// shape; each kv head's gradient sums over its heads). Scores are
 /// recomputed tile by tile.
 ZSHARD_RT_API void zshard_rt_step_attention_bwd(
-    int64_t batch, int64_t heads, int64_t kvHeads, int64_t seq,
-    int64_t headDim, float scale, const float *q, const float *k,
-    const float *v, const float *out, const float *lse, const float *dout,
-    float *dq, float *dk, float *dv);
+    int64_t batch, int64_t heads, int64_t kvHeads, int64_t seq, int64_t headDim,
+    float scale, const float *q, const float *k, const float *v,
+    const float *out, const float *lse, const float *dout, float *dq, float *dk,
+    float *dv);
 
 /// zshard_rt_step_attention_fwd() on operands with strides: element
 /// (b, h, t, e) of q is q[b * qBatch + h * qHead + t * qSeq + e] (each head's
