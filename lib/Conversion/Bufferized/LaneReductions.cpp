@@ -157,15 +157,7 @@ void laneRowReduction(const RowReduction &r, int64_t lanes) {
         wholeSize = index(whole), extentSize = index(extent);
 
   // One loop per parallel dimension, outermost first.
-  SmallVector<Value> bounds;
-  for (int64_t range : ArrayRef(ranges).drop_back())
-    bounds.push_back(index(range));
-  SmallVector<Value> dims;
-  for (Value bound : bounds) {
-    auto loop = scf::ForOp::create(b, loc, zero, bound, one);
-    dims.push_back(loop.getInductionVar());
-    b.setInsertionPointToStart(loop.getBody());
-  }
+  SmallVector<Value> dims = buildRowLoops(b, r, zero, one);
   dims.push_back(zero);
 
   OpOperand *init = op.getDpsInitOperand(0);

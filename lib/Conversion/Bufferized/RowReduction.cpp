@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -78,6 +79,23 @@ Value mlir::zshard::createEntryBuffer(const RowReduction &r, int64_t size,
   OpBuilder b(&entry, entry.begin());
   return memref::AllocaOp::create(b, op.getLoc(),
                                   MemRefType::get({size}, element));
+}
+
+SmallVector<Value> mlir::zshard::buildRowLoops(OpBuilder &b,
+                                               const RowReduction &r,
+                                               Value zero, Value one) {
+  linalg::GenericOp op = r.op;
+  Location loc = op.getLoc();
+  SmallVector<Value> bounds;
+  for (int64_t range : ArrayRef(op.getStaticLoopRanges()).drop_back())
+    bounds.push_back(arith::ConstantIndexOp::create(b, loc, range));
+  SmallVector<Value> ivs;
+  for (Value bound : bounds) {
+    auto loop = scf::ForOp::create(b, loc, zero, bound, one);
+    ivs.push_back(loop.getInductionVar());
+    b.setInsertionPointToStart(loop.getBody());
+  }
+  return ivs;
 }
 
 SmallVector<Value> mlir::zshard::applyIndexingMap(OpBuilder &b, Location loc,

@@ -45,15 +45,7 @@ void splitRowReduction(const RowReduction &r, int64_t chunk, Value scratch) {
         extentSize = index(extent);
 
   // One loop per parallel dimension, outermost first.
-  SmallVector<Value> bounds;
-  for (int64_t range : ArrayRef(ranges).drop_back())
-    bounds.push_back(index(range));
-  SmallVector<Value> ivs;
-  for (Value bound : bounds) {
-    auto loop = scf::ForOp::create(b, loc, zero, bound, one);
-    ivs.push_back(loop.getInductionVar());
-    b.setInsertionPointToStart(loop.getBody());
-  }
+  SmallVector<Value> ivs = buildRowLoops(b, r, zero, one);
 
   OpOperand *init = op.getDpsInitOperand(0);
   SmallVector<Value> outDims(ivs);

@@ -183,6 +183,31 @@ bool isSetAllocCategory(Operation *op) {
   return call && call.getCallee() == mlir::zshard::kSetAllocCategoryFn;
 }
 
+/// Whether the ops strictly between `from` and `to` (later in the same
+/// block) touch no memory, only allocate, or set the next allocation's
+/// category: a call at `to` sees the memory `from` saw.
+bool onlyMemoryFreeBetween(Operation *from, Operation *to) {
+  for (Operation *between = from->getNextNode(); between != to;
+       between = between->getNextNode())
+    if (!touchesNoMemory(between) && !isSetAllocCategory(between))
+      return false;
+  return true;
+}
+
+/// Whether `add`'s body yields the sum of its two inputs' elements.
+bool addsItsTwoInputs(linalg::GenericOp add) {
+  Block &body = add.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto sum = yield.getValues().size() == 1
+                 ? yield.getValues()[0].getDefiningOp<arith::AddFOp>()
+                 : arith::AddFOp();
+  return sum && body.getOperations().size() == 2 &&
+         llvm::is_contained(ValueRange{sum.getLhs(), sum.getRhs()},
+                            body.getArgument(0)) &&
+         llvm::is_contained(ValueRange{sum.getLhs(), sum.getRhs()},
+                            body.getArgument(1));
+}
+
 /// A bias add the product C = A B can take over: out = C + bias, bias a
 /// vector of C's columns added to every row.
 struct BiasAdd {
@@ -214,21 +239,8 @@ std::optional<BiasAdd> findBiasAdd(Operation *op, Value a, Value b, Value c,
       add.getNumDpsInits() != 1 || add.getNumLoops() != 2 ||
       add.getNumParallelLoops() != 2)
     return std::nullopt;
-  for (Operation *between = op->getNextNode(); between != add;
-       between = between->getNextNode())
-    if (!touchesNoMemory(between) && !isSetAllocCategory(between))
-      return std::nullopt;
   // out = in0 + in1, one of them c.
-  Block &body = add.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto sum = yield.getValues().size() == 1
-                 ? yield.getValues()[0].getDefiningOp<arith::AddFOp>()
-                 : arith::AddFOp();
-  if (!sum || body.getOperations().size() != 2 ||
-      !llvm::is_contained(ValueRange{sum.getLhs(), sum.getRhs()},
-                          body.getArgument(0)) ||
-      !llvm::is_contained(ValueRange{sum.getLhs(), sum.getRhs()},
-                          body.getArgument(1)))
+  if (!onlyMemoryFreeBetween(op, add) || !addsItsTwoInputs(add))
     return std::nullopt;
   unsigned cIndex = add.getDpsInputOperand(0)->get() == c ? 0 : 1;
   Value bias = add.getDpsInputOperand(1 - cIndex)->get();
@@ -305,22 +317,8 @@ std::optional<ResidualAdd> findResidualAdd(const BiasAdd &bias, Value a,
       add.getNumDpsInputs() != 2 || add.getNumDpsInits() != 1 ||
       add.getNumParallelLoops() != add.getNumLoops() ||
       !llvm::all_of(add.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
-    return std::nullopt;
-  for (Operation *between = bias.op->getNextNode(); between != add;
-       between = between->getNextNode())
-    if (!touchesNoMemory(between) && !isSetAllocCategory(between))
-      return std::nullopt;
-  Block &body = add.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto sum = yield.getValues().size() == 1
-                 ? yield.getValues()[0].getDefiningOp<arith::AddFOp>()
-                 : arith::AddFOp();
-  if (!sum || body.getOperations().size() != 2 ||
-      !llvm::is_contained(ValueRange{sum.getLhs(), sum.getRhs()},
-                          body.getArgument(0)) ||
-      !llvm::is_contained(ValueRange{sum.getLhs(), sum.getRhs()},
-                          body.getArgument(1)))
+                    [](AffineMap map) { return map.isIdentity(); }) ||
+      !onlyMemoryFreeBetween(bias.op, add) || !addsItsTwoInputs(add))
     return std::nullopt;
   Value outRoot = mlir::zshard::getViewRoot(bias.out);
   unsigned outIndex =
