@@ -214,8 +214,9 @@ func.func @residual(%a: memref<8x4xf32>, %b: memref<2x4xf32>, %bias: memref<2xf3
 // Tests the residual adds that stay apart from the product (which still
 // takes its bias add): the bias add's output read again later
 // (@output_read_again), a write to X between the two adds
-// (@x_written_between), and a residual add writing into X itself
-// (@into_x: the product would read X while writing it).
+// (@x_written_between), a residual add writing into X itself
+// (@into_x: the product would read X while writing it), and the bias add's
+// output added to itself (@added_to_itself: no other X to read).
 
 #bias = affine_map<(d0, d1) -> (d1)>
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -227,6 +228,9 @@ func.func @residual(%a: memref<8x4xf32>, %b: memref<2x4xf32>, %bias: memref<2xf3
 // CHECK:         linalg.fill
 // CHECK:         linalg.generic
 // CHECK-LABEL: func.func @into_x
+// CHECK:         call @zshard_rt_step_sgemm_bias(
+// CHECK:         linalg.generic
+// CHECK-LABEL: func.func @added_to_itself
 // CHECK:         call @zshard_rt_step_sgemm_bias(
 // CHECK:         linalg.generic
 func.func @output_read_again(%a: memref<8x4xf32>, %b: memref<4x2xf32>, %bias: memref<2xf32>, %x: memref<8x2xf32>, %r: memref<8x2xf32>, %e: memref<8x2xf32>) {
@@ -285,6 +289,26 @@ func.func @into_x(%a: memref<8x4xf32>, %b: memref<4x2xf32>, %bias: memref<2xf32>
   }
   linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%d, %x : memref<8x2xf32>, memref<8x2xf32>) outs(%x : memref<8x2xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @added_to_itself(%a: memref<8x4xf32>, %b: memref<4x2xf32>, %bias: memref<2xf32>, %r: memref<8x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x2xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x2xf32>)
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x2xf32>) outs(%c : memref<8x2xf32>)
+  %d = memref.alloc() : memref<8x2xf32>
+  linalg.generic {indexing_maps = [#bias, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias, %c : memref<2xf32>, memref<8x2xf32>) outs(%d : memref<8x2xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%d, %d : memref<8x2xf32>, memref<8x2xf32>) outs(%r : memref<8x2xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):
     %s = arith.addf %p, %q : f32
     linalg.yield %s : f32

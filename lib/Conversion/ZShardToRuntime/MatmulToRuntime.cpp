@@ -333,6 +333,10 @@ std::optional<ResidualAdd> findResidualAdd(const BiasAdd &bias, Value a,
       !isContiguousRows(found.addend, m * n, n) ||
       !isContiguousRows(found.out, m * n, n))
     return std::nullopt;
+  // The addend is read while the call writes the output, and must outlive
+  // the bias add's output, which goes.
+  if (mlir::zshard::getViewRoot(found.addend) == outRoot)
+    return std::nullopt;
   Value resultRoot = mlir::zshard::getViewRoot(found.out);
   for (Value read : {a, b, bias.bias, found.addend, bias.out})
     if (mlir::zshard::getViewRoot(read) == resultRoot)
@@ -456,59 +460,57 @@ LogicalResult MatmulToRuntimePass::convert(linalg::LinalgOp op, bool hasBatch) {
     return constant(builder.getI32Type(),
                     transpose ? ZSHARD_RT_TRANS : ZSHARD_RT_NO_TRANS);
   };
-  Value out = residual ? residual->out : biasAdd ? biasAdd->out : c;
-  SmallVector<Value> args = {i32(opA->transpose),
-                             i32(opB->transpose),
-                             i64(batch),
-                             i64(m),
-                             i64(n),
-                             i64(k),
-                             mlir::zshard::getElementPointer(builder, loc, a),
-                             i64(opA->leadingDim),
-                             i64(opA->batchStride),
-                             mlir::zshard::getElementPointer(builder, loc, b),
-                             i64(opB->leadingDim),
-                             i64(opB->batchStride),
-                             mlir::zshard::getElementPointer(builder, loc, out),
-                             i64(opC->leadingDim),
-                             i64(opC->batchStride)};
-  if (residual) {
+  SmallVector<Value> args = {
+      i32(opA->transpose),
+      i32(opB->transpose),
+      i64(batch),
+      i64(m),
+      i64(n),
+      i64(k),
+      mlir::zshard::getElementPointer(builder, loc, a),
+      i64(opA->leadingDim),
+      i64(opA->batchStride),
+      mlir::zshard::getElementPointer(builder, loc, b),
+      i64(opB->leadingDim),
+      i64(opB->batchStride),
+      mlir::zshard::getElementPointer(builder, loc, opC->memref),
+      i64(opC->leadingDim),
+      i64(opC->batchStride)};
+  // The entry's own arguments after the three operands'.
+  size_t common = args.size();
+  StringRef entry = inputType.isBF16() ? kGemmBF16 : kSgemm;
+  if (biasAdd) {
+    entry = kSgemmBias;
     args.push_back(
         mlir::zshard::getElementPointer(builder, loc, biasAdd->bias));
+  } else {
+    args.push_back(constant(builder.getI32Type(), zeroFill ? 0 : 1));
+  }
+  if (residual) {
+    entry = kSgemmBiasAdd;
     args.push_back(
         mlir::zshard::getElementPointer(builder, loc, residual->addend));
     args.push_back(i64(n));
     args.push_back(i64(0));
-    func::CallOp::create(
-        builder, loc,
-        getOrDeclareGemm(getOperation(), kSgemmBiasAdd,
-                         ValueRange(args).take_back(4).getTypes()),
-        args);
+  }
+  func::CallOp::create(
+      builder, loc,
+      getOrDeclareGemm(getOperation(), entry,
+                       ValueRange(args).drop_front(common).getTypes()),
+      args);
+  if (residual) {
     residual->op->erase();
     for (Operation *view : llvm::reverse(residual->views))
       view->erase();
-    biasAdd->op->erase();
-    eraseAllocation(biasAdd->out.getDefiningOp<memref::AllocOp>());
-    ++numFusedBiases;
     ++numFusedResiduals;
-  } else if (biasAdd) {
-    args.push_back(
-        mlir::zshard::getElementPointer(builder, loc, biasAdd->bias));
-    func::CallOp::create(
-        builder, loc,
-        getOrDeclareGemm(getOperation(), kSgemmBias, args.back().getType()),
-        args);
+  }
+  if (biasAdd) {
     biasAdd->op->erase();
     ++numFusedBiases;
-  } else {
-    args.push_back(constant(builder.getI32Type(), zeroFill ? 0 : 1));
-    func::CallOp::create(
-        builder, loc,
-        getOrDeclareGemm(getOperation(),
-                         inputType.isBF16() ? kGemmBF16 : kSgemm,
-                         args.back().getType()),
-        args);
   }
+  // The bias add's output is unused once the residual add took its place.
+  if (residual)
+    eraseAllocation(biasAdd->out.getDefiningOp<memref::AllocOp>());
   op->erase();
   if (zeroFill) {
     zeroFill->erase();
