@@ -5,13 +5,13 @@ Calls zshard_rt_step_attention_fwd / _bwd of libzshard_rt (the entries
 compiled steps call for zshard.causal_attention and its grad, here on the
 host) on random f32 inputs and compares out, lse, dq, dk and dv with a
 float64 reference that materialises the scores: odd sequence lengths (below,
-at and across the kernels' 64-row tiles), heads not a power of two, grouped
-kv heads (kv_heads = heads / 3) and one query per sequence. Each case runs
-twice: on contiguous [batch, heads, seq, head_dim] operands, and through
-zshard_rt_step_attention_strided_fwd / _bwd on [batch, seq, heads, head_dim]
-views with padded rows (q, k and v slices of one projection, as compiled
-steps pass them), whose padding must be neither read (NaN there) nor
-written.
+at and across the kernels' 64-row tiles and 256-row blocks), heads not a
+power of two, grouped kv heads (kv_heads = heads / 3) and one query per
+sequence. Each case runs twice: on contiguous [batch, heads, seq,
+head_dim] operands, and through zshard_rt_step_attention_strided_fwd / _bwd on
+[batch, seq, heads, head_dim] views with padded rows (q, k and v slices of
+one projection, as compiled steps pass them), whose padding must be neither
+read (NaN there) nor written.
 """
 
 import argparse
@@ -143,7 +143,8 @@ def main():
     # (batch, heads, kv_heads, seq, head_dim)
     cases = [(2, 6, 2, 12, 8), (2, 6, 2, 13, 8), (1, 5, 5, 13, 7),
              (1, 3, 1, 1, 4), (1, 6, 2, 64, 16), (2, 3, 1, 65, 8),
-             (1, 9, 3, 130, 12), (1, 2, 2, 200, 64)]
+             (1, 9, 3, 130, 12), (1, 2, 2, 200, 64), (1, 3, 1, 257, 8),
+             (1, 4, 2, 300, 16)]
     failed = 0
     for case in cases:
         for with_strides in (False, True):

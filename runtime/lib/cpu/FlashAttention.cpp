@@ -6,14 +6,17 @@
 ///
 /// \file
 /// Flash attention's algorithm on the CPU, one (batch, head) at a time, in
-/// tiles of kTile query rows by kTile key rows whose products run on
-/// cblas_sgemm, each operand's rows read and written through its strides
-/// (StepAttentionShape; the BLAS's leading dimension is the seq stride):
+/// tiles of kTile query rows (the forward, against blocks of up to kKeyBlock
+/// keys) or kTile key rows by kTile query rows (the backward) whose products
+/// run on cblas_sgemm, each operand's rows read and written through its
+/// strides (StepAttentionShape; the BLAS's leading dimension is the seq
+/// stride):
 ///
 /// forward, per query tile: running row max m, sum l and accumulator acc;
-///   per key tile at or left of the diagonal: S = scale Q K^T (masked above
-///   the diagonal), m' = max(m, rowmax S), P = exp(S - m'),
-///   l = l exp(m - m') + rowsum P, acc = acc exp(m - m') + P V;
+///   per key block up to the tile's last query: S = scale Q K^T (masked
+///   above the diagonal), m' = max(m, rowmax S), P = exp(S - m'),
+///   l = l exp(m - m') + rowsum P, acc = acc exp(m - m') + P V (the first
+///   block sets l = rowsum P, acc = P V);
 ///   out = acc / l, lse = m + log l.
 /// backward, per key tile: per query tile at or below the diagonal:
 ///   P = exp(scale Q K^T - lse) (0 above the diagonal), dV += P^T dO,
@@ -53,6 +56,12 @@ namespace {
 
 constexpr int64_t kTile = 64;
 
+/// The forward's key block: a query tile's scores against up to this many
+/// keys come from one product and go through one softmax pass, so that a
+/// sequence of up to kKeyBlock needs none of the online softmax's rescaling
+/// (the d256 step's forward attention calls 1.80 -> 1.62 ms in the step).
+constexpr int64_t kKeyBlock = 256;
+
 /// The row helpers below keep kLanes partial results, one per column modulo
 /// kLanes, combined in a fixed order: the sums vectorise (GCC keeps a float
 /// sum in order otherwise), the maxima at least run as kLanes independent
@@ -61,6 +70,9 @@ constexpr int64_t kTile = 64;
 constexpr int64_t kLanes = 16;
 static_assert(kTile % kLanes == 0,
               "a tile's rows hold their visible columns rounded up to kLanes");
+
+/// n rounded up to a whole number of kLanes.
+int64_t roundUpToLanes(int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
 
 /// The largest of `start` and row[0, n).
 [[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] float
@@ -305,7 +317,8 @@ void zshard::rt::cpuAttentionForward(const StepAttentionShape &s,
   const int64_t ldq = rowsLd(s.q.seq, d), ldk = rowsLd(s.k.seq, d),
                 ldv = rowsLd(s.v.seq, d), ldo = s.out.seq;
   const float minusInf = -std::numeric_limits<float>::infinity();
-  std::vector<float> scores(kTile * kTile), acc(kTile * d), m(kTile), l(kTile);
+  std::vector<float> scores(kTile * kKeyBlock), acc(kTile * d), m(kTile),
+      l(kTile);
   std::vector<float> kT(d * t);
   for (int64_t b = 0; b < s.batch; ++b)
     for (int64_t h = 0; h < s.heads; ++h) {
@@ -320,31 +333,37 @@ void zshard::rt::cpuAttentionForward(const StepAttentionShape &s,
       float *lh = lse + (b * s.heads + h) * t;
       for (int64_t i0 = 0; i0 < t; i0 += kTile) {
         int64_t rows = std::min(kTile, t - i0);
+        // The keys this tile's queries see: [0, i0 + rows).
+        int64_t keyEnd = i0 + rows;
         std::fill(m.begin(), m.end(), minusInf);
         std::fill(l.begin(), l.end(), 0.0f);
-        std::fill(acc.begin(), acc.end(), 0.0f);
-        // Key tiles at or left of the diagonal (equal tile sizes: j0 <= i0).
-        for (int64_t j0 = 0; j0 <= i0; j0 += kTile) {
-          int64_t cols = std::min(kTile, t - j0);
+        for (int64_t j0 = 0; j0 < keyEnd; j0 += kKeyBlock) {
+          int64_t cols = std::min(kKeyBlock, keyEnd - j0);
+          bool first = j0 == 0;
           gemmNNInto(rows, cols, d, s.scale, qh + i0 * ldq, ldq, kT.data() + j0,
-                     t, scores.data(), kTile);
+                     t, scores.data(), kKeyBlock);
           for (int64_t r = 0; r < rows; ++r) {
-            float *row = scores.data() + r * kTile;
-            // Keys u <= t = i0 + r are visible.
-            int64_t visible = std::min(cols, i0 + r - j0 + 1);
+            float *row = scores.data() + r * kKeyBlock;
+            // Keys u <= i0 + r are visible (none of a later block for the
+            // block's first rows).
+            int64_t visible = std::clamp<int64_t>(i0 + r - j0 + 1, 0, cols);
             float newMax = rowMax(row, visible, m[r]);
-            float correction = std::exp(m[r] - newMax);
             float sum = expShifted(row, visible, newMax);
-            for (int64_t c = visible; c < cols; ++c)
+            for (int64_t c = roundUpToLanes(visible); c < cols; ++c)
               row[c] = 0.0f;
-            l[r] = l[r] * correction + sum;
+            if (first) {
+              l[r] = sum;
+            } else {
+              float correction = std::exp(m[r] - newMax);
+              l[r] = l[r] * correction + sum;
+              float *a = acc.data() + r * d;
+              for (int64_t e = 0; e < d; ++e)
+                a[e] *= correction;
+            }
             m[r] = newMax;
-            float *a = acc.data() + r * d;
-            for (int64_t e = 0; e < d; ++e)
-              a[e] *= correction;
           }
-          gemmNN(rows, d, cols, 1.0f, scores.data(), kTile, vh + j0 * ldv, ldv,
-                 1.0f, acc.data(), d);
+          gemmNN(rows, d, cols, 1.0f, scores.data(), kKeyBlock, vh + j0 * ldv,
+                 ldv, first ? 0.0f : 1.0f, acc.data(), d);
         }
         for (int64_t r = 0; r < rows; ++r) {
           float inv = 1.0f / l[r];

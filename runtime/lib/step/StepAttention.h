@@ -56,7 +56,7 @@ struct StepAttentionShape {
 };
 
 /// Causal attention on the host: tiled, online softmax (flash attention's
-/// forward), no [seq, seq] buffer; scratch is O(tile * (tile + headDim)).
+/// forward), no [seq, seq] buffer; scratch is O(tile * (block + headDim)).
 void cpuAttentionForward(const StepAttentionShape &s, const float *q,
                          const float *k, const float *v, float *out,
                          float *lse);
