@@ -42,3 +42,14 @@ _cuda = _find_cuda_toolkit()
 if _cuda and all(os.access(os.path.join(_cuda, "bin", tool), os.X_OK)
                  for tool in ("ptxas", "fatbinary")):
     config.available_features.add("cuda-toolkit")
+
+# mlir-runner and its runtime libraries (LLVM's own), for the tests that run
+# a rewritten function and compare its results with the original's.
+_runner_libs = {name: os.path.join(os.path.dirname(config.llvm_tools_dir), "lib",
+                                   f"lib{name}.so")
+                for name in ("mlir_runner_utils", "mlir_c_runner_utils")}
+if os.access(os.path.join(config.llvm_tools_dir, "mlir-runner"), os.X_OK) and \
+        all(os.path.exists(path) for path in _runner_libs.values()):
+    config.available_features.add("mlir-runner")
+    for name, path in _runner_libs.items():
+        config.substitutions.append((f"%{name}", path))

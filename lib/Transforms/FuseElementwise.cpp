@@ -6,6 +6,8 @@
 
 #include "zshard/Transforms/Passes.h"
 
+#include "OneHotSums.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -166,6 +168,7 @@ struct FuseElementwisePass
              !narrows(producer);
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    zshard::populateFoldOneHotSumPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
