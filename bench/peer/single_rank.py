@@ -5,15 +5,19 @@ batches, one BLAS / intra-op thread each.
 
 zshard: the step zshard-export writes (python/zshard_export/examples/nanogpt),
 compiled unsharded with zshard-compile and run by zshard-run. torch: the same
-model and AdamW trained eagerly in this process. Prints one JSON object: each
-side's median and mean step time after --warmup steps, the final losses (they
-agree: same weights, same batches), the ratio zshard / eager, and with --perf
-the top entries of a `perf record` of the zshard run (share of samples by
-symbol; the step's own loops appear under the step's symbols) and the share
-of each shared object. On a shared machine the wall-clock ratio moves with
-the load; the CPU-time ratio (zshard's an upper bound) does not.
+model and AdamW trained eagerly in this process. The two sides run --rounds
+times, alternated, each round from the initial weights. Prints one JSON
+object: each side's median and mean step time over every round's steps after
+--warmup, each round's medians and ratio (`per_round`), the final losses
+(they agree: same weights, same batches), the ratio zshard / eager (the
+median of the rounds' ratios), and with --perf the top entries of a `perf
+record` of the first zshard run (share of samples by symbol; the step's own
+loops appear under the step's symbols) and the share of each shared object.
+On a shared machine the wall-clock ratio moves with the load (alternating
+spreads a change over both sides); the CPU-time ratio (zshard's an upper
+bound) does not.
 
-usage: single_rank.py [--work DIR] [--bin BUILD/bin] [--steps 10] [--warmup 2]
+usage: single_rank.py [--work DIR] [--bin BUILD/bin] [--steps 10] [--warmup 2] [--rounds 3]
                       [--layers 4 --d-model 256 --heads 4 --vocab 1024 --seq 128 --batch 8]
                       [--perf] [--perf-top 12] [--reuse] [-o result.json]
 """
@@ -55,7 +59,9 @@ def main():
     p = argparse.ArgumentParser()
     add_run_args(p, "bench-single-rank", steps=10, warmup=2, d_model=256, vocab=1024, seq=128,
                  batch=8)
-    p.add_argument("--perf", action="store_true", help="perf record the zshard run")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="zshard and eager runs, alternated (the ratio: their rounds' median)")
+    p.add_argument("--perf", action="store_true", help="perf record the first zshard run")
     p.add_argument("--perf-top", type=int, default=12)
     p.add_argument("--reuse", action="store_true",
                    help="keep the compiled step of an earlier run in --work")
@@ -92,49 +98,77 @@ def main():
             stdout=subprocess.DEVNULL)
     compile_s = time.perf_counter() - t0
 
-    cmd = [tool("zshard-run"), w("step.zsa"), "--steps", str(args.steps),
-           "--lr", repr(result.meta["lr"]), "--quiet", "--threads", "1",
-           "--batch-file", w("batches.safetensors"), "--init-from", w("init.safetensors"),
-           "--log-json", w("zshard.jsonl")]
-    if args.perf:
-        cmd = ["perf", "record", "-q", "-F", "499", "-o", w("perf.data"), "--"] + cmd
-    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    run(cmd, capture_output=True, text=True)
-    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    steps = [json.loads(line) for line in open(w("zshard.jsonl")) if line.strip()]
-    zshard = summarize([s["ms"] for s in steps], args.warmup)
-    # CPU time per step (the whole run over its steps: an upper bound, it
-    # includes loading), which contention on a shared machine does not inflate.
-    zshard["cpu_ms_per_step_max"] = 1e3 * (cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime -
-                                          cpu0.ru_stime) / args.steps
-    zshard["final_loss"] = steps[-1]["loss"]
-    if args.perf:
-        zshard["note"] = "timed under perf record (-F 499)"
+    def run_zshard(round_index):
+        """One zshard-run of --steps steps: its summary and per-step losses."""
+        log = w(f"zshard-{round_index}.jsonl")
+        cmd = [tool("zshard-run"), w("step.zsa"), "--steps", str(args.steps),
+               "--lr", repr(result.meta["lr"]), "--quiet", "--threads", "1",
+               "--batch-file", w("batches.safetensors"), "--init-from",
+               w("init.safetensors"), "--log-json", log]
+        if args.perf and round_index == 0:
+            cmd = ["perf", "record", "-q", "-F", "499", "-o", w("perf.data"), "--"] + cmd
+        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        run(cmd, capture_output=True, text=True)
+        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        steps = [json.loads(line) for line in open(log) if line.strip()]
+        cpu_ms = 1e3 * (cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime)
+        return [s["ms"] for s in steps], cpu_ms, [s["loss"] for s in steps]
 
-    times, cpu, losses = [], [], []
-    for s in range(args.steps):
-        t0, c0 = time.perf_counter(), time.process_time()
-        _, loss = eager_model(idx[s], targets[s])
-        eager_opt.zero_grad(set_to_none=True)
-        loss.backward()
-        eager_opt.step()
-        times.append((time.perf_counter() - t0) * 1e3)
-        cpu.append((time.process_time() - c0) * 1e3)
-        losses.append(float(loss.detach()))
-    eager = summarize(times, args.warmup)
-    eager["cpu_ms_per_step"] = statistics.fmean(cpu[args.warmup:] or cpu)
-    eager["final_loss"] = losses[-1]
+    def run_eager():
+        """--steps eager steps from the initial weights: times, CPU times, losses."""
+        m, o = common.deepcopy_with_optimizer(eager_model, eager_opt)
+        times, cpu, losses = [], [], []
+        for s in range(args.steps):
+            t0, c0 = time.perf_counter(), time.process_time()
+            _, loss = m(idx[s], targets[s])
+            o.zero_grad(set_to_none=True)
+            loss.backward()
+            o.step()
+            times.append((time.perf_counter() - t0) * 1e3)
+            cpu.append((time.process_time() - c0) * 1e3)
+            losses.append(float(loss.detach()))
+        return times, cpu, losses
+
+    # The two sides alternate, --rounds times, so that a change in the
+    # machine's load falls on both: the ratio reported is the median of the
+    # rounds' ratios.
+    rounds, zshard_ms, zshard_cpu, eager_ms, eager_cpu = [], [], 0.0, [], []
+    for r in range(args.rounds):
+        z_ms, z_cpu, z_losses = run_zshard(r)
+        e_ms, e_cpu, e_losses = run_eager()
+        z, e = summarize(z_ms, args.warmup), summarize(e_ms, args.warmup)
+        rounds.append({"zshard_step_ms_median": z["step_ms_median"],
+                       "eager_step_ms_median": e["step_ms_median"],
+                       "ratio": z["step_ms_median"] / e["step_ms_median"]})
+        zshard_ms += z_ms[args.warmup:] or z_ms
+        eager_ms += e_ms[args.warmup:] or e_ms
+        zshard_cpu += z_cpu
+        eager_cpu += e_cpu[args.warmup:] or e_cpu
+        if r == 0:
+            loss_diff = max(abs(a - b) for a, b in zip(z_losses, e_losses))
+    zshard = summarize(zshard_ms, 0)
+    # CPU time per step (the whole runs over their steps: an upper bound, it
+    # includes loading), which contention on a shared machine does not inflate.
+    zshard["cpu_ms_per_step_max"] = zshard_cpu / (args.steps * args.rounds)
+    zshard["final_loss"] = z_losses[-1]
+    if args.perf:
+        zshard["note"] = "round 0 timed under perf record (-F 499)"
+    eager = summarize(eager_ms, 0)
+    eager["cpu_ms_per_step"] = statistics.fmean(eager_cpu)
+    eager["final_loss"] = e_losses[-1]
 
     report = {
         "bench": "single_rank",
         "model": {**model_kw, "params": result.meta["param_count"], "tied_embeddings": True},
-        "steps": args.steps, "warmup": args.warmup, "threads": 1, "torch": torch.__version__,
+        "steps": args.steps, "warmup": args.warmup, "rounds": args.rounds, "threads": 1,
+        "torch": torch.__version__,
         "export_s": export_s, "compile_s": compile_s,
         "runs": {"zshard": zshard, "torch-eager": eager},
-        "ratio_zshard_over_eager": zshard["step_ms_median"] / eager["step_ms_median"],
+        "per_round": rounds,
+        "ratio_zshard_over_eager": statistics.median(r["ratio"] for r in rounds),
         "cpu_ratio_zshard_over_eager_max": zshard["cpu_ms_per_step_max"] /
         eager["cpu_ms_per_step"],
-        "loss_abs_diff": max(abs(a["loss"] - b) for a, b in zip(steps, losses)),
+        "loss_abs_diff": loss_diff,
         "note": "ratio below 1 favours zshard",
     }
     if args.perf:
