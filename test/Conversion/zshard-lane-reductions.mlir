@@ -1,6 +1,8 @@
-// RUN: zshard-opt %s --mlir-print-debuginfo=false --split-input-file --zshard-lane-reductions | FileCheck %s
-// RUN: zshard-opt %s --mlir-print-debuginfo=false --split-input-file --zshard-lane-reductions="lanes=4" | FileCheck %s --check-prefix=FOUR
+// RUN: zshard-opt %s --mlir-print-debuginfo=false --split-input-file --zshard-lane-reductions="rows=1" | FileCheck %s
+// RUN: zshard-opt %s --mlir-print-debuginfo=false --split-input-file --zshard-lane-reductions="lanes=4 rows=1" | FileCheck %s --check-prefix=FOUR
+// RUN: zshard-opt %s --mlir-print-debuginfo=false --split-input-file --zshard-lane-reductions | FileCheck %s --check-prefix=ROWS
 // RUN: not zshard-opt %s --split-input-file --zshard-lane-reductions="lanes=1" 2>&1 | FileCheck %s --check-prefix=LANES
+// RUN: not zshard-opt %s --split-input-file --zshard-lane-reductions="rows=0" 2>&1 | FileCheck %s --check-prefix=NOROWS
 
 // Tests that a row dot product (a LayerNorm backward's) becomes, per row, a
 // vector of 16 partial sums started from the first 16 elements and advanced
@@ -63,6 +65,30 @@
 // FOUR-NOT:   scf.for
 // FOUR:       memref.store
 // LANES: error: zshard-lane-reductions: lanes must be at least 2, got 1
+// NOROWS: error: zshard-lane-reductions: rows must be at least 1, got 0
+
+// With the default four rows at a time (4 rows: one group), the four rows'
+// lane sums advance in one loop, each row's own chain, and each row's
+// lanes go onto its output in lane order.
+// ROWS-LABEL: func.func @row_dot
+// ROWS-DAG:   %[[STEP:[^ ]*]] = arith.constant 4 : index
+// ROWS-DAG:   %[[END:[^ ]*]] = arith.constant 4 : index
+// ROWS:       scf.for %[[I:[^ ]*]] = %{{[^ ]*}} to %[[END]] step %[[STEP]] {
+// ROWS-COUNT-3: arith.addi %[[I]], %{{[^ ]*}} : index
+// ROWS-COUNT-4: memref.load %{{[^ ]*}}[%{{[^]]*}}] : memref<4xf32>
+// ROWS:         %[[PART:[^:]*]]:4 = scf.for %{{[^ ]*}} = %{{[^ ]*}} to %{{[^ ]*}} step %{{[^ ]*}} iter_args(%[[V0:[^ ]*]] = %{{[^,]*}}, %[[V1:[^ ]*]] = %{{[^,]*}}, %[[V2:[^ ]*]] = %{{[^,]*}}, %[[V3:[^ ]*]] = %{{[^)]*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// ROWS:           arith.addf %[[V0]], %{{[^ ]*}} : vector<16xf32>
+// ROWS:           arith.addf %[[V1]], %{{[^ ]*}} : vector<16xf32>
+// ROWS:           arith.addf %[[V2]], %{{[^ ]*}} : vector<16xf32>
+// ROWS:           arith.addf %[[V3]], %{{[^ ]*}} : vector<16xf32>
+// ROWS:           scf.yield
+// ROWS:         vector.extract %[[PART]]#0[0]
+// ROWS-COUNT-15: vector.extract %[[PART]]#0
+// ROWS:         vector.extract %[[PART]]#1[0]
+// ROWS-COUNT-15: vector.extract %[[PART]]#1
+// ROWS:         vector.extract %[[PART]]#3[15]
+// ROWS:         scf.for {{.*}} -> (f32, f32, f32, f32) {
+// ROWS-COUNT-4: memref.store
 func.func @row_dot(%x: memref<4x100xf32>, %y: memref<4x100xf32>, %m: memref<4xf32>, %dot: memref<4xf32>) {
   %two = arith.constant 2.0 : f32
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>,
@@ -104,6 +130,12 @@ func.func @row_dot(%x: memref<4x100xf32>, %y: memref<4x100xf32>, %m: memref<4xf3
 // CHECK-COUNT-16:  vector.extract
 // CHECK-NOT:       scf.for
 // CHECK:           memref.store
+// Three rows in the innermost loop, not a multiple of four: one at a time.
+// ROWS-LABEL: func.func @strided_rows
+// ROWS:       scf.for
+// ROWS:         scf.for %{{[^ ]*}} = %{{[^ ]*}} to %{{[^ ]*}} step %[[ONE:[^ ]*]] {
+// ROWS:           scf.for %{{[^ ]*}} = %{{[^ ]*}} to %{{[^ ]*}} step %{{[^ ]*}} iter_args(%{{[^ ]*}} = %{{[^ ]*}}) -> (vector<16xf32>) {
+// ROWS-COUNT-1:   memref.store
 func.func @strided_rows(%x: memref<2x3x64xf32, strided<[384, 128, 1], offset: 32>>, %sum: memref<2x3xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>],
                   iterator_types = ["parallel", "parallel", "reduction"]}

@@ -3,17 +3,20 @@
 
 // Tests that a row reduction into a buffer (LayerNorm's row sum over 32
 // features: an input read-only, the sums read and written), summed in lanes
-// by zshard-lane-reductions, is vector code: two vector loads a row added
-// lane by lane, no stack buffer, the lanes added to the row's sum in lane
-// order and the sum stored once.
+// by zshard-lane-reductions four rows at a time, is vector code: two vector
+// loads a row added lane by lane, no stack buffer, each row's lanes added
+// to its sum in lane order and the four sums stored once each.
 // CHECK-LABEL: define void @train_step.compute.2(ptr readonly captures(none) %0, ptr captures(none) %1)
 // CHECK-NOT:   alloca
-// CHECK:       load <16 x float>
-// CHECK:       load <16 x float>
-// CHECK:       fadd <16 x float>
-// CHECK-COUNT-16: fadd float
+// CHECK-COUNT-4: load float
 // CHECK-NOT:   store
-// CHECK:       store float
+// CHECK:       load <16 x float>
+// CHECK-NOT:   store
+// CHECK:       fadd <16 x float>
+// CHECK-NOT:   store
+// CHECK-COUNT-64: fadd float
+// CHECK-NOT:   store
+// CHECK-COUNT-4: store float
 // CHECK-NOT:   store
 // CHECK:       ret void
 

@@ -143,8 +143,11 @@ Value emitCombineVector(OpBuilder &b, const RowReduction &r, Value acc,
   return combined->getResult(0);
 }
 
-/// Rewrites `r` into the loops the pass description shows.
-void laneRowReduction(const RowReduction &r, int64_t lanes) {
+/// Rewrites `r` into the loops the pass description shows, `rows`
+/// consecutive rows of the innermost parallel loop at a time where its
+/// extent is a multiple of `rows` (else one): their lane sums advance
+/// together, independent chains, each row in its own order.
+void laneRowReduction(const RowReduction &r, int64_t lanes, int64_t rows) {
   linalg::GenericOp op = r.op;
   Location loc = op.getLoc();
   OpBuilder b(op);
@@ -155,48 +158,70 @@ void laneRowReduction(const RowReduction &r, int64_t lanes) {
   int64_t extent = ranges.back(), whole = extent / lanes * lanes;
   Value zero = index(0), one = index(1), step = index(lanes),
         wholeSize = index(whole), extentSize = index(extent);
+  unsigned rowDim = ranges.size() - 2;
+  int64_t group =
+      ranges.size() >= 2 && ranges[rowDim] % rows == 0 ? rows : int64_t(1);
 
-  // One loop per parallel dimension, outermost first.
-  SmallVector<Value> dims = buildRowLoops(b, r, zero, one);
+  // One loop per parallel dimension, outermost first, the innermost over
+  // groups of rows.
+  SmallVector<Value> dims =
+      buildRowLoops(b, r, zero, one, group == 1 ? one : index(group));
   dims.push_back(zero);
+  SmallVector<SmallVector<Value>> rowDims(group, dims);
+  for (int64_t g = 1; g < group; ++g)
+    rowDims[g][rowDim] = arith::AddIOp::create(b, loc, dims[rowDim], index(g));
 
   OpOperand *init = op.getDpsInitOperand(0);
-  SmallVector<Value> outIndices =
-      applyIndexingMap(b, loc, op.getMatchingIndexingMap(init), dims);
-  Value acc = memref::LoadOp::create(b, loc, init->get(), outIndices);
+  SmallVector<SmallVector<Value>> outIndices;
+  SmallVector<Value> accs, firsts;
+  for (int64_t g = 0; g < group; ++g) {
+    outIndices.push_back(
+        applyIndexingMap(b, loc, op.getMatchingIndexingMap(init), rowDims[g]));
+    accs.push_back(
+        memref::LoadOp::create(b, loc, init->get(), outIndices.back()));
+  }
 
   // Lane l sums elements l, l + lanes, l + 2 lanes, ... in order, from the
   // first one.
-  Value first = emitReducedVector(b, r, dims, lanes);
-  auto partials =
-      scf::ForOp::create(b, loc, step, wholeSize, step, ValueRange{first});
+  for (int64_t g = 0; g < group; ++g)
+    firsts.push_back(emitReducedVector(b, r, rowDims[g], lanes));
+  auto partials = scf::ForOp::create(b, loc, step, wholeSize, step, firsts);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(partials.getBody());
-    dims.back() = partials.getInductionVar();
-    Value value = emitReducedVector(b, r, dims, lanes);
-    scf::YieldOp::create(
-        b, loc,
-        emitCombineVector(b, r, partials.getRegionIterArgs()[0], value));
+    SmallVector<Value> combined;
+    for (int64_t g = 0; g < group; ++g) {
+      rowDims[g].back() = partials.getInductionVar();
+      Value value = emitReducedVector(b, r, rowDims[g], lanes);
+      combined.push_back(
+          emitCombineVector(b, r, partials.getRegionIterArgs()[g], value));
+    }
+    scf::YieldOp::create(b, loc, combined);
   }
 
   // The lanes onto the output's value in lane order, then the elements
   // past the last whole group in order.
-  for (int64_t lane = 0; lane < lanes; ++lane)
-    acc = emitCombine(b, r, acc,
-                      vector::ExtractOp::create(b, loc, partials.getResult(0),
+  for (int64_t g = 0; g < group; ++g)
+    for (int64_t lane = 0; lane < lanes; ++lane)
+      accs[g] =
+          emitCombine(b, r, accs[g],
+                      vector::ExtractOp::create(b, loc, partials.getResult(g),
                                                 ArrayRef<int64_t>{lane}));
   if (whole < extent) {
-    auto tail = scf::ForOp::create(b, loc, wholeSize, extentSize, one, acc);
+    auto tail = scf::ForOp::create(b, loc, wholeSize, extentSize, one, accs);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(tail.getBody());
-    dims.back() = tail.getInductionVar();
-    Value value = emitReducedValue(b, r, dims);
-    scf::YieldOp::create(b, loc,
-                         emitCombine(b, r, tail.getRegionIterArgs()[0], value));
-    acc = tail.getResult(0);
+    SmallVector<Value> combined;
+    for (int64_t g = 0; g < group; ++g) {
+      rowDims[g].back() = tail.getInductionVar();
+      Value value = emitReducedValue(b, r, rowDims[g]);
+      combined.push_back(emitCombine(b, r, tail.getRegionIterArgs()[g], value));
+    }
+    scf::YieldOp::create(b, loc, combined);
+    accs.assign(tail.getResults().begin(), tail.getResults().end());
   }
-  memref::StoreOp::create(b, loc, acc, init->get(), outIndices);
+  for (int64_t g = 0; g < group; ++g)
+    memref::StoreOp::create(b, loc, accs[g], init->get(), outIndices[g]);
   op.erase();
 }
 
@@ -209,6 +234,12 @@ struct LaneReductionsPass
       getOperation().emitError()
           << "zshard-lane-reductions: lanes must be at least 2, got "
           << static_cast<int64_t>(lanes);
+      return signalPassFailure();
+    }
+    if (rows < 1) {
+      getOperation().emitError()
+          << "zshard-lane-reductions: rows must be at least 1, got "
+          << static_cast<int64_t>(rows);
       return signalPassFailure();
     }
     SmallVector<RowReduction> found;
@@ -224,7 +255,7 @@ struct LaneReductionsPass
         found.push_back(*r);
     });
     for (RowReduction &r : found) {
-      laneRowReduction(r, lanes);
+      laneRowReduction(r, lanes, rows);
       ++numLaned;
     }
   }

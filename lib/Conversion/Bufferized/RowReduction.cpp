@@ -83,7 +83,8 @@ Value mlir::zshard::createEntryBuffer(const RowReduction &r, int64_t size,
 
 SmallVector<Value> mlir::zshard::buildRowLoops(OpBuilder &b,
                                                const RowReduction &r,
-                                               Value zero, Value one) {
+                                               Value zero, Value one,
+                                               Value innermostStep) {
   linalg::GenericOp op = r.op;
   Location loc = op.getLoc();
   SmallVector<Value> bounds;
@@ -91,7 +92,8 @@ SmallVector<Value> mlir::zshard::buildRowLoops(OpBuilder &b,
     bounds.push_back(arith::ConstantIndexOp::create(b, loc, range));
   SmallVector<Value> ivs;
   for (Value bound : bounds) {
-    auto loop = scf::ForOp::create(b, loc, zero, bound, one);
+    Value step = innermostStep && bound == bounds.back() ? innermostStep : one;
+    auto loop = scf::ForOp::create(b, loc, zero, bound, step);
     ivs.push_back(loop.getInductionVar());
     b.setInsertionPointToStart(loop.getBody());
   }

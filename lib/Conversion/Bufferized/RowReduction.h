@@ -43,10 +43,12 @@ std::optional<RowReduction> matchRowReduction(linalg::GenericOp op);
 Value createEntryBuffer(const RowReduction &r, int64_t size, Type element);
 
 /// Builds, at `b`'s insertion point, one scf.for from `zero` to its extent
-/// (step `one`) per parallel loop of `r`, outermost first, and leaves `b`
-/// at the start of the innermost; returns their induction variables.
+/// (step `one`; `innermostStep` for the innermost, when given) per parallel
+/// loop of `r`, outermost first, and leaves `b` at the start of the
+/// innermost; returns their induction variables.
 SmallVector<Value> buildRowLoops(OpBuilder &b, const RowReduction &r,
-                                 Value zero, Value one);
+                                 Value zero, Value one,
+                                 Value innermostStep = {});
 
 /// The indices `map` gives for the loop indices `dims`, as affine.apply ops.
 SmallVector<Value> applyIndexingMap(OpBuilder &b, Location loc, AffineMap map,
