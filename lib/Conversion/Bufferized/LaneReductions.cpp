@@ -158,9 +158,14 @@ void laneRowReduction(const RowReduction &r, int64_t lanes, int64_t rows) {
   int64_t extent = ranges.back(), whole = extent / lanes * lanes;
   Value zero = index(0), one = index(1), step = index(lanes),
         wholeSize = index(whole), extentSize = index(extent);
-  unsigned rowDim = ranges.size() - 2;
-  int64_t group =
-      ranges.size() >= 2 && ranges[rowDim] % rows == 0 ? rows : int64_t(1);
+  // The innermost parallel loop's rows, `group` at a time.
+  unsigned rowDim = 0;
+  int64_t group = 1;
+  if (ranges.size() >= 2) {
+    rowDim = ranges.size() - 2;
+    if (ranges[rowDim] % rows == 0)
+      group = rows;
+  }
 
   // One loop per parallel dimension, outermost first, the innermost over
   // groups of rows.
@@ -181,23 +186,30 @@ void laneRowReduction(const RowReduction &r, int64_t lanes, int64_t rows) {
         memref::LoadOp::create(b, loc, init->get(), outIndices.back()));
   }
 
+  // The body of `loop` over the reduced dimension: each row's value (a
+  // vector of `lanes` consecutive ones, or one) at the loop's index,
+  // combined onto the row's iteration argument.
+  auto advanceRows = [&](scf::ForOp loop, bool vectors) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> combined;
+    for (int64_t g = 0; g < group; ++g) {
+      rowDims[g].back() = loop.getInductionVar();
+      Value acc = loop.getRegionIterArgs()[g];
+      combined.push_back(
+          vectors ? emitCombineVector(
+                        b, r, acc, emitReducedVector(b, r, rowDims[g], lanes))
+                  : emitCombine(b, r, acc, emitReducedValue(b, r, rowDims[g])));
+    }
+    scf::YieldOp::create(b, loc, combined);
+  };
+
   // Lane l sums elements l, l + lanes, l + 2 lanes, ... in order, from the
   // first one.
   for (int64_t g = 0; g < group; ++g)
     firsts.push_back(emitReducedVector(b, r, rowDims[g], lanes));
   auto partials = scf::ForOp::create(b, loc, step, wholeSize, step, firsts);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(partials.getBody());
-    SmallVector<Value> combined;
-    for (int64_t g = 0; g < group; ++g) {
-      rowDims[g].back() = partials.getInductionVar();
-      Value value = emitReducedVector(b, r, rowDims[g], lanes);
-      combined.push_back(
-          emitCombineVector(b, r, partials.getRegionIterArgs()[g], value));
-    }
-    scf::YieldOp::create(b, loc, combined);
-  }
+  advanceRows(partials, /*vectors=*/true);
 
   // The lanes onto the output's value in lane order, then the elements
   // past the last whole group in order.
@@ -209,15 +221,7 @@ void laneRowReduction(const RowReduction &r, int64_t lanes, int64_t rows) {
                                                 ArrayRef<int64_t>{lane}));
   if (whole < extent) {
     auto tail = scf::ForOp::create(b, loc, wholeSize, extentSize, one, accs);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(tail.getBody());
-    SmallVector<Value> combined;
-    for (int64_t g = 0; g < group; ++g) {
-      rowDims[g].back() = tail.getInductionVar();
-      Value value = emitReducedValue(b, r, rowDims[g]);
-      combined.push_back(emitCombine(b, r, tail.getRegionIterArgs()[g], value));
-    }
-    scf::YieldOp::create(b, loc, combined);
+    advanceRows(tail, /*vectors=*/false);
     accs.assign(tail.getResults().begin(), tail.getResults().end());
   }
   for (int64_t g = 0; g < group; ++g)
