@@ -87,11 +87,8 @@ void zshard::populatePhase(OpPassManager &pm, CompilePhase phase,
       abi.chip = options.cuda.chip;
     pm.addPass(createRecordABI(abi));
     BufferizeOptions bufferize = options.bufferize;
-    if (options.target == StepTarget::CUDA) {
-      bufferize.gpuReductionThreads = options.cuda.reductionThreads;
-      // cuBLAS takes the products; zshard_rt_step_sgemm_bias is host only.
-      bufferize.fuseBias = false;
-    }
+    if (options.target == StepTarget::CUDA)
+      adaptBufferizeOptionsToCUDA(bufferize, options.cuda.reductionThreads);
     buildBufferizeStepPipeline(pm, bufferize);
     return;
   }

@@ -135,13 +135,18 @@ void zshard::buildBufferizedStepToCUDAPipeline(
   pm.addPass(createCanonicalizerPass());
 }
 
+void zshard::adaptBufferizeOptionsToCUDA(BufferizeOptions &options,
+                                         int64_t reductionThreads) {
+  options.gpuReductionThreads = reductionThreads;
+  options.fuseBias = false;
+  options.fuseColumnSums = false;
+}
+
 void zshard::buildLowerToCUDAPipeline(OpPassManager &pm,
                                       const LowerToCUDAOptions &options) {
   CUDATargetOptions target = options.getTargetOptions();
   BufferizeOptions bufferize = options.getBufferizeOptions();
-  bufferize.gpuReductionThreads = target.reductionThreads;
-  // cuBLAS takes the products; zshard_rt_step_sgemm_bias is host only.
-  bufferize.fuseBias = false;
+  adaptBufferizeOptionsToCUDA(bufferize, target.reductionThreads);
   buildBufferizeStepPipeline(pm, bufferize);
   buildBufferizedStepToCUDAPipeline(pm, target);
 }

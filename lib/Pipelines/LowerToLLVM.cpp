@@ -50,8 +50,11 @@ void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
   pm.addPass(zshard::createCollectivesToRuntime());
   pm.addPass(zshard::createAttentionToRuntime());
   pm.addPass(createConvertElementwiseToLinalgPass());
-  if (options.fuseElementwise)
-    pm.addPass(zshard::createFuseElementwise());
+  if (options.fuseElementwise) {
+    zshard::FuseElementwiseOptions fuse;
+    fuse.columnSums = options.fuseColumnSums;
+    pm.addPass(zshard::createFuseElementwise(fuse));
+  }
   if (options.approximateMath)
     pm.addPass(zshard::createApproximateMath());
   // The CUDA target: reductions with few outputs over more threads, their

@@ -6,6 +6,7 @@
 
 #include "zshard/Transforms/Passes.h"
 
+#include "ColumnSums.h"
 #include "OneHotSums.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -159,6 +160,8 @@ bool recomputedInEveryUse(Operation *producer) {
 
 struct FuseElementwisePass
     : public mlir::zshard::impl::FuseElementwiseBase<FuseElementwisePass> {
+  using FuseElementwiseBase::FuseElementwiseBase;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     linalg::ControlFusionFn control = [](OpOperand *fused) {
@@ -169,6 +172,8 @@ struct FuseElementwisePass
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     zshard::populateFoldOneHotSumPatterns(patterns);
+    if (columnSums)
+      zshard::populateFuseColumnSumPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

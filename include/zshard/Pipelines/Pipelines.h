@@ -26,6 +26,10 @@ namespace zshard {
 struct BufferizeOptions {
   /// Fuse chains of elementwise linalg ops before bufferization.
   bool fuseElementwise = true;
+  /// With it, column sums of elementwise results computed by their
+  /// producers (zshard-fuse-elementwise column-sums; the CUDA target turns
+  /// it off).
+  bool fuseColumnSums = true;
   /// Matrix products as runtime gemm calls (BLAS, cuBLAS) instead of loops
   /// or kernels.
   bool runtimeMatmul = true;
@@ -41,6 +45,14 @@ struct BufferizeOptions {
   /// (zshard-gpu-split-reductions); 0, the CPU target's, splits none.
   int64_t gpuReductionThreads = 0;
 };
+
+/// The CUDA target's changes to `options`: reductions split over
+/// `reductionThreads` threads, no bias folded into products (cuBLAS takes
+/// them; zshard_rt_step_sgemm_bias is host only) and no column sums fused
+/// into their producers (zshard-gpu-split-reductions takes sums with one
+/// result).
+void adaptBufferizeOptionsToCUDA(BufferizeOptions &options,
+                                 int64_t reductionThreads);
 
 /// The bufferization options as pipeline options, for every pipeline that
 /// bufferizes a step (`zshard-lower-to-llvm`, `zshard-lower-to-cuda`,

@@ -626,7 +626,23 @@ def FuseElementwise : Pass<"zshard-fuse-elementwise", "::mlir::ModuleOp"> {
     fused into that read: the d256 GPT step writes no [tokens, vocab]
     tensor for it, and its planned peak drops by that tensor (117.69 to
     113.70 MiB).
+
+    And a plain sum over the rows of an elementwise op's result (a Linear's
+    bias gradient: the sum over the tokens of the gradient of its output,
+    which its two products read as well) is computed by that op, as a second
+    result, when the op's last dimension is the sum's columns (through
+    reshapes of its result) and its loops are all parallel: the fused op
+    runs the op's loops with all but the last as reductions, writes the
+    op's result as before and adds each element to its column's sum. Every
+    column is summed in the same order from the same start, so the result is
+    the reduction's bit for bit; the sum no longer reads the tensor again
+    (a GELU backward's gradient in the GPT steps). `column-sums=false` (the
+    CUDA pipelines') leaves the sums as they are.
   }];
+  let options = [
+    Option<"columnSums", "column-sums", "bool", /*default=*/"true",
+           "Compute column sums of elementwise results in their producer">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
