@@ -97,7 +97,9 @@ void zshard::buildBufferizeStepPipeline(OpPassManager &pm,
 }
 
 void zshard::buildBufferizedStepToLLVMPipeline(OpPassManager &pm) {
-  // Scatters (embedding backward, index_put) are scf.forall: serial here.
+  // Scatters (embedding backward, index_put) are scf.forall over their
+  // columns: innermost, under their token loops, then serial here.
+  pm.addPass(zshard::createInterchangeScatters());
   pm.addPass(createForallToForLoopPass());
   // One function per distinct op: identical blocks share their code, and
   // the step is straight-line calls that lower and compile linearly.

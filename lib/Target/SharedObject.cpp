@@ -238,9 +238,18 @@ LogicalResult zshard::emitObjectFiles(ModuleOp lowered, StringRef stepName,
                                       const StepObjectFiles &paths,
                                       const SharedObjectOptions &options,
                                       std::string *llvmIR) {
-  // The contract's argument attributes have served; LLVM has no use for them.
+  // The contract's argument attributes have served; LLVM has no use for
+  // them. Those of the LLVM dialect stay (the `llvm.noalias` of the outlined
+  // kernels' private buffers, zshard-outline-compute-ops).
   lowered.walk([](LLVM::LLVMFuncOp func) {
-    func.removeArgAttrsAttr();
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      SmallVector<NamedAttribute> kept;
+      for (NamedAttribute attr :
+           mlir::function_interface_impl::getArgAttrs(func, i))
+        if (attr.getName().strref().starts_with("llvm."))
+          kept.push_back(attr);
+      func.setArgAttrs(i, kept);
+    }
     func.removeResAttrsAttr();
   });
   registerBuiltinDialectTranslation(*lowered.getContext());

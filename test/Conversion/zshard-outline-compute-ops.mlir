@@ -95,3 +95,55 @@ func.func @dynamic(%a: memref<?xf32>) {
   linalg.fill ins(%zero : f32) outs(%a : memref<?xf32>)
   return
 }
+
+// -----
+
+// Tests which arguments are marked noalias: a buffer the step allocated,
+// at every call of the function (views move into the function, so an
+// argument is the buffer itself). Not a step argument (the runtime passes
+// one buffer for an argument and its in-place out-parameter), and not an
+// argument that is an allocation at one call but a step argument at
+// another.
+// CHECK-LABEL: func.func private @private.compute.0
+// CHECK-SAME:    (%{{.*}}: memref<4xf32> {llvm.noalias}, %{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32> {llvm.noalias})
+// CHECK-LABEL: func.func private @private.compute.1
+// CHECK-SAME:    (%{{.*}}: memref<8xf32>, %{{.*}}: memref<8xf32> {llvm.noalias})
+// CHECK-LABEL: func.func @private
+#id = affine_map<(d0) -> (d0)>
+func.func @private(%arg: memref<4xf32>, %other: memref<4xf32>, %third: memref<8xf32>) {
+  %a = memref.alloc() : memref<4xf32>
+  %b = memref.alloc() : memref<4xf32>
+  %c = memref.alloc() : memref<4xf32>
+  %d = memref.alloc() : memref<4xf32>
+  // (a, arg) -> b, then (c, other) -> d: the first and the last are
+  // allocations at both calls.
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %arg : memref<4xf32>, memref<4xf32>) outs(%b : memref<4xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%c, %other : memref<4xf32>, memref<4xf32>) outs(%d : memref<4xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  // e -> f, then third -> g: the input is a step argument at one call.
+  %e = memref.alloc() : memref<8xf32>
+  %f = memref.alloc() : memref<8xf32>
+  %g = memref.alloc() : memref<8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%e : memref<8xf32>) outs(%f : memref<8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%third : memref<8xf32>) outs(%g : memref<8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  }
+  return
+}

@@ -15,6 +15,9 @@
 
 #include "zshard/Analysis/StepContract.h"
 #include "zshard/Conversion/Passes.h"
+#include "zshard/Support/ViewRoot.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -136,7 +139,43 @@ struct OutlineComputeOpsPass
           outline(op, func, numOutlined, symbols, byHash);
       }
     }
+    markPrivateBuffers(module);
   }
+
+  /// Marks `llvm.noalias` the memref arguments of the outlined functions
+  /// that are, at every call, an allocation of the step (or a view of one)
+  /// that no other argument of the call views: no other pointer the
+  /// function sees reaches that memory, so LLVM may keep loads of the other
+  /// buffers out of loops that store to it and vectorise without checking
+  /// for overlaps. A step argument is never marked (the runtime passes one
+  /// buffer for an argument and its in-place out-parameter).
+  void markPrivateBuffers(ModuleOp module) {
+    llvm::MapVector<func::FuncOp, SmallVector<bool>> isPrivate;
+    module.walk([&](func::CallOp call) {
+      auto callee = dyn_cast_or_null<func::FuncOp>(
+          SymbolTable::lookupNearestSymbolFrom(call, call.getCalleeAttr()));
+      if (!callee || !outlined.contains(callee))
+        return;
+      auto [entry, inserted] = isPrivate.try_emplace(
+          callee, SmallVector<bool>(call.getNumOperands(), true));
+      SmallVector<Value> roots = llvm::map_to_vector(
+          call.getOperands(), [](Value v) { return zshard::getViewRoot(v); });
+      for (auto [i, root] : llvm::enumerate(roots)) {
+        bool allocated = isa<MemRefType>(root.getType()) &&
+                         root.getDefiningOp<memref::AllocOp>();
+        if (!allocated || llvm::count(roots, root) > 1)
+          entry->second[i] = false;
+      }
+    });
+    for (auto &[callee, flags] : isPrivate)
+      for (auto [i, flag] : llvm::enumerate(flags))
+        if (flag)
+          callee.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                            UnitAttr::get(module.getContext()));
+  }
+
+  /// The functions this pass made.
+  llvm::SmallPtrSet<Operation *, 32> outlined;
 
   /// Replaces `op` by a call of a function computing it, reusing an
   /// identical function outlined before.
@@ -191,6 +230,7 @@ struct OutlineComputeOpsPass
           (parent.getSymName() + ".compute." + Twine(numOutlined++)).str());
       symbols.insert(callee);
       candidates.push_back(callee);
+      outlined.insert(callee);
       target = callee;
       ++numFunctions;
     }
