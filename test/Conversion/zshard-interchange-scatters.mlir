@@ -93,3 +93,32 @@ func.func @kept(%ids: memref<3xi64>, %dout: memref<3x4xf32>, %acc: memref<5x4xf3
   }
   return
 }
+
+// -----
+
+// Tests that with a column count known only at run time (which may be 0)
+// the loops are interchanged but the id load stays in the column loop: out
+// of it, it would run for a token even when no column does.
+// CHECK-LABEL: func.func @dynamic
+// CHECK:       scf.for %[[T:.*]] =
+// CHECK:         scf.for %[[J:.*]] =
+// CHECK-NEXT:      memref.subview
+// CHECK-NEXT:      memref.load %{{.*}}[%[[T]]] : memref<3xi64>
+func.func @dynamic(%ids: memref<3xi64>, %dout: memref<3x?xf32>, %n: index) -> memref<5x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %acc = memref.alloc(%n) : memref<5x?xf32>
+  scf.forall (%j) in (%n) {
+    %col = memref.subview %acc[0, %j] [5, 1] [1, 1] : memref<5x?xf32> to memref<5xf32, strided<[?], offset: ?>>
+    scf.for %t = %c0 to %c3 step %c1 {
+      %id = memref.load %ids[%t] : memref<3xi64>
+      %row = arith.index_cast %id : i64 to index
+      %v = memref.load %dout[%t, %j] : memref<3x?xf32>
+      %old = memref.load %col[%row] : memref<5xf32, strided<[?], offset: ?>>
+      %new = arith.addf %old, %v : f32
+      memref.store %new, %col[%row] : memref<5xf32, strided<[?], offset: ?>>
+    }
+  }
+  return %acc : memref<5x?xf32>
+}

@@ -347,7 +347,8 @@ def InterchangeScatters : Pass<"zshard-interchange-scatters", "::mlir::ModuleOp"
     ops of the body that do not depend on the columns (the token's index
     and row) move out of the new inner loops when they have no memory
     effects, or are loads of a buffer the body does not store to while
-    every buffer it stores to is an allocation of the step.
+    every buffer it stores to is an allocation of the step (and the
+    forall's bounds are constants with at least one iteration).
 
     The forall must have no results, hold one perfectly nested `scf.for`
     nest without iter_args and with bounds defined outside it, and besides

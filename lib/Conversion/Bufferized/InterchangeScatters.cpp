@@ -39,7 +39,9 @@
 // depend on the forall's indices move out of the new innermost loops when
 // they have no memory effects, or are loads of a buffer the body does not
 // store to while every buffer it stores to is an allocation of the step
-// (which no other buffer can alias).
+// (which no other buffer can alias), and the forall's bounds are constants
+// with at least one iteration (a load moved out runs even when the loops
+// it left would not).
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +52,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -188,8 +191,18 @@ void interchange(scf::ForallOp forall, const ForallNest &nest) {
   scf::ForOp innermostLoop = nest.loops.back();
   for (Operation &op : innermostLoop.getBody()->without_terminator())
     b.clone(op, mapping);
+  // A load moved out of the column loops runs even when they would not:
+  // only where they run at least once.
+  bool runs = llvm::all_of(
+      llvm::zip(forall.getMixedLowerBound(), forall.getMixedUpperBound()),
+      [](auto bounds) {
+        std::optional<int64_t> lb = getConstantIntValue(std::get<0>(bounds));
+        std::optional<int64_t> ub = getConstantIntValue(std::get<1>(bounds));
+        return lb && ub && *lb < *ub;
+      });
   forall.erase();
-  hoistInvariants(firstInner, innermost);
+  if (runs)
+    hoistInvariants(firstInner, innermost);
 }
 
 struct InterchangeScattersPass
