@@ -103,13 +103,17 @@ func.func @dynamic(%a: memref<?xf32>) {
 // argument is the buffer itself). Not a step argument (the runtime passes
 // one buffer for an argument and its in-place out-parameter), and not an
 // argument that is an allocation at one call but a step argument at
-// another.
+// another, and nothing at a call with a buffer of unknown origin (a
+// function's result, which might be any buffer).
 // CHECK-LABEL: func.func private @private.compute.0
 // CHECK-SAME:    (%{{.*}}: memref<4xf32> {llvm.noalias}, %{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32> {llvm.noalias})
 // CHECK-LABEL: func.func private @private.compute.1
 // CHECK-SAME:    (%{{.*}}: memref<8xf32>, %{{.*}}: memref<8xf32> {llvm.noalias})
+// CHECK-LABEL: func.func private @private.compute.2
+// CHECK-SAME:    (%{{.*}}: memref<2xf32>, %{{.*}}: memref<2xf32>) attributes
 // CHECK-LABEL: func.func @private
 #id = affine_map<(d0) -> (d0)>
+func.func private @buffer() -> memref<2xf32>
 func.func @private(%arg: memref<4xf32>, %other: memref<4xf32>, %third: memref<8xf32>) {
   %a = memref.alloc() : memref<4xf32>
   %b = memref.alloc() : memref<4xf32>
@@ -141,6 +145,15 @@ func.func @private(%arg: memref<4xf32>, %other: memref<4xf32>, %third: memref<8x
   }
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%third : memref<8xf32>) outs(%g : memref<8xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  }
+  // An allocation beside a buffer a call returned.
+  %h = memref.alloc() : memref<2xf32>
+  %u = call @buffer() : () -> memref<2xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%u : memref<2xf32>) outs(%h : memref<2xf32>) {
   ^bb0(%x: f32, %out: f32):
     %n = arith.negf %x : f32
     linalg.yield %n : f32

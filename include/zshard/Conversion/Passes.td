@@ -387,7 +387,8 @@ def OutlineComputeOps : Pass<"zshard-outline-compute-ops", "::mlir::ModuleOp"> {
     memory plan is the same.
 
     An argument that is, at every call of its function, a buffer the step
-    allocated (views move in, so an argument is the buffer itself) is
+    allocated (views move in, so an argument is the buffer itself), beside
+    arguments that are all other allocations or the step's arguments, is
     marked `llvm.noalias`: no other pointer the function sees reaches that
     memory. LLVM then keeps the loads of the other buffers (an embedding's
     token ids) out of the loops that store to it and vectorises them, and

@@ -18,11 +18,11 @@
 #include "zshard/Support/ViewRoot.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
@@ -144,7 +144,8 @@ struct OutlineComputeOpsPass
 
   /// Marks `llvm.noalias` the memref arguments of the outlined functions
   /// that are, at every call, an allocation of the step (or a view of one)
-  /// that no other argument of the call views: no other pointer the
+  /// that no other argument of the call views, the others being
+  /// allocations or arguments of the step too: no other pointer the
   /// function sees reaches that memory, so LLVM may keep loads of the other
   /// buffers out of loops that store to it and vectorise without checking
   /// for overlaps. A step argument is never marked (the runtime passes one
@@ -160,10 +161,21 @@ struct OutlineComputeOpsPass
           callee, SmallVector<bool>(call.getNumOperands(), true));
       SmallVector<Value> roots = llvm::map_to_vector(
           call.getOperands(), [](Value v) { return zshard::getViewRoot(v); });
+      // Where every buffer of the call comes from: an allocation or an
+      // argument of the calling function. A buffer of unknown origin (a
+      // runtime call's result) might be any of them.
+      bool knownOrigins = llvm::all_of(roots, [](Value root) {
+        if (!isa<MemRefType>(root.getType()) ||
+            root.getDefiningOp<memref::AllocOp>())
+          return true;
+        auto arg = dyn_cast<BlockArgument>(root);
+        return arg && arg.getOwner()->isEntryBlock() &&
+               isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+      });
       for (auto [i, root] : llvm::enumerate(roots)) {
         bool allocated = isa<MemRefType>(root.getType()) &&
                          root.getDefiningOp<memref::AllocOp>();
-        if (!allocated || llvm::count(roots, root) > 1)
+        if (!knownOrigins || !allocated || llvm::count(roots, root) > 1)
           entry->second[i] = false;
       }
     });
