@@ -139,7 +139,11 @@ struct OutlineComputeOpsPass
           outline(op, func, numOutlined, symbols, byHash);
       }
     }
-    markPrivateBuffers(module);
+    llvm::SmallPtrSet<Operation *, 32> outlined;
+    for (auto &entry : byHash)
+      for (func::FuncOp callee : entry.second)
+        outlined.insert(callee);
+    markPrivateBuffers(module, outlined);
   }
 
   /// Marks `llvm.noalias` the memref arguments of the outlined functions
@@ -150,7 +154,8 @@ struct OutlineComputeOpsPass
   /// buffers out of loops that store to it and vectorise without checking
   /// for overlaps. A step argument is never marked (the runtime passes one
   /// buffer for an argument and its in-place out-parameter).
-  void markPrivateBuffers(ModuleOp module) {
+  void markPrivateBuffers(ModuleOp module,
+                          const llvm::SmallPtrSetImpl<Operation *> &outlined) {
     llvm::MapVector<func::FuncOp, SmallVector<bool>> isPrivate;
     module.walk([&](func::CallOp call) {
       auto callee = dyn_cast_or_null<func::FuncOp>(
@@ -164,20 +169,20 @@ struct OutlineComputeOpsPass
       // Where every buffer of the call comes from: an allocation or an
       // argument of the calling function. A buffer of unknown origin (a
       // runtime call's result) might be any of them.
-      bool knownOrigins = llvm::all_of(roots, [](Value root) {
-        if (!isa<MemRefType>(root.getType()) ||
-            root.getDefiningOp<memref::AllocOp>())
+      auto allocated = [](Value root) {
+        return isa<MemRefType>(root.getType()) &&
+               root.getDefiningOp<memref::AllocOp>();
+      };
+      bool knownOrigins = llvm::all_of(roots, [&](Value root) {
+        if (!isa<MemRefType>(root.getType()) || allocated(root))
           return true;
         auto arg = dyn_cast<BlockArgument>(root);
         return arg && arg.getOwner()->isEntryBlock() &&
                isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
       });
-      for (auto [i, root] : llvm::enumerate(roots)) {
-        bool allocated = isa<MemRefType>(root.getType()) &&
-                         root.getDefiningOp<memref::AllocOp>();
-        if (!knownOrigins || !allocated || llvm::count(roots, root) > 1)
+      for (auto [i, root] : llvm::enumerate(roots))
+        if (!knownOrigins || !allocated(root) || llvm::count(roots, root) > 1)
           entry->second[i] = false;
-      }
     });
     for (auto &[callee, flags] : isPrivate)
       for (auto [i, flag] : llvm::enumerate(flags))
@@ -185,9 +190,6 @@ struct OutlineComputeOpsPass
           callee.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
                             UnitAttr::get(module.getContext()));
   }
-
-  /// The functions this pass made.
-  llvm::SmallPtrSet<Operation *, 32> outlined;
 
   /// Replaces `op` by a call of a function computing it, reusing an
   /// identical function outlined before.
@@ -242,7 +244,6 @@ struct OutlineComputeOpsPass
           (parent.getSymName() + ".compute." + Twine(numOutlined++)).str());
       symbols.insert(callee);
       candidates.push_back(callee);
-      outlined.insert(callee);
       target = callee;
       ++numFunctions;
     }
