@@ -88,6 +88,11 @@ bool usedFrom(Value root, Operation *last) {
   return false;
 }
 
+/// A recomputed producer's inputs read through a broadcast map (a row's
+/// mean) may outlive it by up to 1/kBroadcastAllowance of its result's bytes
+/// in fusion's second round.
+constexpr int64_t kBroadcastAllowance = 64;
+
 /// The bytes of a statically shaped tensor, if it is one.
 std::optional<int64_t> tensorBytes(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
@@ -107,8 +112,11 @@ std::optional<int64_t> tensorBytes(Value value) {
 /// permutation map) and into which it fuses. And it must not raise the
 /// peak memory: the buffers of its inputs that would now live until the
 /// last consumer, and would not otherwise, may take no more bytes than its
-/// result, which no longer exists.
-bool recomputedInEveryUse(Operation *producer) {
+/// result, which no longer exists; with `broadcastAllowance`, no more than
+/// its result and the allowance for those of them read through a broadcast
+/// map (LayerNorm's `x - mean`: x's buffer replaces the result's, and the
+/// row means, 1/256 of it at d256, would hold it back otherwise).
+bool recomputedInEveryUse(Operation *producer, bool broadcastAllowance) {
   auto generic = dyn_cast<linalg::GenericOp>(producer);
   if (!generic || generic->getNumResults() != 1 ||
       generic.getNumParallelLoops() != generic.getNumLoops())
@@ -142,7 +150,7 @@ bool recomputedInEveryUse(Operation *producer) {
   std::optional<int64_t> freed = tensorBytes(producer->getResult(0));
   if (!freed)
     return false;
-  int64_t extended = 0;
+  int64_t extended = 0, extendedBroadcast = 0;
   llvm::SmallDenseSet<Value> roots;
   for (OpOperand *input : generic.getDpsInputOperands()) {
     Value root = viewRoot(input->get());
@@ -154,28 +162,46 @@ bool recomputedInEveryUse(Operation *producer) {
     if (!bytes)
       return false;
     extended += *bytes;
+    if (!generic.getMatchingIndexingMap(input).isPermutation())
+      extendedBroadcast += *bytes;
   }
-  return extended <= *freed;
+  int64_t allowance =
+      broadcastAllowance
+          ? std::min(extendedBroadcast, *freed / kBroadcastAllowance)
+          : 0;
+  return extended <= *freed + allowance;
 }
 
 struct FuseElementwisePass
     : public mlir::zshard::impl::FuseElementwiseBase<FuseElementwisePass> {
   using FuseElementwiseBase::FuseElementwiseBase;
 
+  /// The allowance for broadcast inputs comes in a second round, once the
+  /// first has reached its fixpoint: the patterns that fold a whole chain
+  /// then have seen it whole. Recomputing the cross-entropy backward's
+  /// scaled one-hot in its two consumers first split the chain that the
+  /// one-hot sum folds, and the d256 step then wrote its [tokens, vocab]
+  /// one-hot again (+4 MiB planned).
   void runOnOperation() override {
+    for (bool broadcastAllowance : {false, true})
+      if (failed(fuse(broadcastAllowance)))
+        return signalPassFailure();
+  }
+
+  LogicalResult fuse(bool broadcastAllowance) {
     RewritePatternSet patterns(&getContext());
-    linalg::ControlFusionFn control = [](OpOperand *fused) {
+    linalg::ControlFusionFn control = [=](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && isa<linalg::GenericOp>(fused->getOwner()) &&
-             (producer->hasOneUse() || recomputedInEveryUse(producer)) &&
+             (producer->hasOneUse() ||
+              recomputedInEveryUse(producer, broadcastAllowance)) &&
              !narrows(producer);
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     zshard::populateFoldOneHotSumPatterns(patterns);
     if (columnSums)
       zshard::populateFuseColumnSumPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+    return applyPatternsGreedily(getOperation(), std::move(patterns));
   }
 };
 } // namespace

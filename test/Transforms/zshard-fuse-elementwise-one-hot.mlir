@@ -174,3 +174,62 @@ func.func @kept_sums(%targets: tensor<4xi64>, %weight: tensor<4xf32>,
   } -> tensor<4xf32>
   return %s0, %s1, %s2, %s3, %s4 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// Tests that the one-hot sum is folded before a producer of its chain is
+// computed again in its consumers: the one-hot scaled by a row's weight
+// (a tensor of the step, within the allowance for broadcast inputs) feeds
+// the row sum and the gradient. Recomputed first, the scaled one-hot would
+// leave the one-hot itself with two uses, written as a [rows, classes]
+// tensor and summed by a reduction; folded first, neither is left.
+// CHECK-LABEL: func.func @scaled_one_hot
+// CHECK:       linalg.matvec
+// CHECK-NOT:   iterator_types = ["parallel", "reduction"]
+// CHECK:       %[[SUM:.*]] = linalg.generic
+// CHECK-SAME:    iterator_types = ["parallel"]
+// CHECK:       linalg.generic
+// CHECK-SAME:    ins(%{{.*}}, %{{.*}}, %{{.*}}, %[[SUM]] :
+// CHECK:         linalg.index 1
+// CHECK:         math.exp
+// CHECK-NOT:   linalg.generic
+// CHECK:       return
+func.func @scaled_one_hot(%targets: tensor<4xi64>, %v: tensor<1024xf32>,
+                          %logp: tensor<4x1024xf32>) -> tensor<4x1024xf32> {
+  %e = tensor.empty() : tensor<4x1024xf32>
+  %onehot = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%targets : tensor<4xi64>) outs(%e : tensor<4x1024xf32>) {
+  ^bb0(%t: i64, %out: f32):
+    %c = linalg.index 1 : index
+    %ti = arith.index_cast %t : i64 to index
+    %hit = arith.cmpi eq, %c, %ti : index
+    %minus = arith.constant -1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %g = arith.select %hit, %minus, %zero : f32
+    linalg.yield %g : f32
+  } -> tensor<4x1024xf32>
+  %zero = arith.constant 0.0 : f32
+  %r = tensor.empty() : tensor<4xf32>
+  %w0 = linalg.fill ins(%zero : f32) outs(%r : tensor<4xf32>) -> tensor<4xf32>
+  %weight = linalg.matvec ins(%logp, %v : tensor<4x1024xf32>, tensor<1024xf32>) outs(%w0 : tensor<4xf32>) -> tensor<4xf32>
+  %scaled = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%onehot, %weight : tensor<4x1024xf32>, tensor<4xf32>) outs(%e : tensor<4x1024xf32>) {
+  ^bb0(%g: f32, %w: f32, %out: f32):
+    %s = arith.mulf %g, %w : f32
+    linalg.yield %s : f32
+  } -> tensor<4x1024xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%r : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%scaled : tensor<4x1024xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %grad = linalg.generic {indexing_maps = [#id, #id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%scaled, %logp, %sum : tensor<4x1024xf32>, tensor<4x1024xf32>, tensor<4xf32>) outs(%e : tensor<4x1024xf32>) {
+  ^bb0(%g: f32, %lp: f32, %s: f32, %out: f32):
+    %p = math.exp %lp : f32
+    %ps = arith.mulf %p, %s : f32
+    %d = arith.subf %g, %ps : f32
+    linalg.yield %d : f32
+  } -> tensor<4x1024xf32>
+  return %grad : tensor<4x1024xf32>
+}

@@ -607,10 +607,18 @@ def FuseElementwise : Pass<"zshard-fuse-elementwise", "::mlir::ModuleOp"> {
     use an input of a `linalg.generic` of the same block that reads each
     element once, and the buffers of its inputs that would then live until
     the last consumer, and would not otherwise, no larger than its result.
-    A LayerNorm backward's `(x - mean) * rstd`, read by the weight's and the
-    input's gradients, is the case that matters; a residual add (two inputs
-    read element for element) or a bias from a gathered unit buffer that
-    would stay alive for it is not recomputed.
+    A second round, once the first has reached its fixpoint, allows the
+    inputs read through a broadcast map up to 1/64 of the result on top: a
+    LayerNorm backward's `x - mean`, read by the weight's and the input's
+    gradients, keeps x (its result's size) and the row means (1/256 of it
+    at d256) alive until the last of them. It runs second so that the
+    one-hot sum below has folded its chain first: recomputing the
+    cross-entropy backward's scaled one-hot in its two consumers would
+    leave the one-hot tensor written (+4 MiB planned at d256). The d256 GPT
+    step runs 3.3 ms faster with it, its losses bit for bit the same and
+    its planned peak unchanged. A residual add (two inputs read element for
+    element) or a bias from a gathered unit buffer that would stay alive for
+    it is not recomputed.
 
     And a sum over one dimension of a one-hot tensor is computed from its
     one element that can be nonzero: a cross-entropy backward's gradient of
