@@ -8,6 +8,7 @@
 
 #include "ColumnSums.h"
 #include "OneHotSums.h"
+#include "Recomputable.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -199,6 +200,8 @@ struct FuseElementwisePass
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     zshard::populateFoldOneHotSumPatterns(patterns);
+    if (broadcastAllowance)
+      zshard::populateRecomputablePatterns(patterns);
     if (columnSums)
       zshard::populateFuseColumnSumPatterns(patterns);
     return applyPatternsGreedily(getOperation(), std::move(patterns));

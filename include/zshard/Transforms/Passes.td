@@ -620,6 +620,18 @@ def FuseElementwise : Pass<"zshard-fuse-elementwise", "::mlir::ModuleOp"> {
     element) or a bias from a gathered unit buffer that would stay alive for
     it is not recomputed.
 
+    The second round also makes such producers recomputable
+    (lib/Transforms/Recomputable.cpp): a `math` op of inputs read through
+    one broadcast map (a log-softmax's `log(sum)`) moves into an op of its
+    own over those inputs' elements, read back through the same map, and an
+    element read (`tensor.extract`) of an all-parallel generic whose body
+    is at most four arith ops (a cross-entropy's pick of the target's log
+    probability) is computed from its inputs' elements at that point. The
+    log-softmax is then read by the backward alone and fuses into it: no
+    [tokens, vocab] tensor is written for it (the d256 GPT step 1.25 ms
+    faster in paired runs, GPT-2 small about 15 ms), bit for bit the same
+    values.
+
     And a sum over one dimension of a one-hot tensor is computed from its
     one element that can be nonzero: a cross-entropy backward's gradient of
     the picked log probabilities (`select(class == target, -1, 0)` times the
