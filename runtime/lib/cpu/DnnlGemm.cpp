@@ -261,6 +261,9 @@ bool zshard::rt::dnnlSgemm(const StepGemmShape &s, const float *a,
                            const GemmAddend *addend) {
   if (s.m * s.n * s.k < kDnnlSgemmMinMacs)
     return false;
+  if (!s.transB &&
+      (s.n > kDnnlSgemmMaxPlainBColumns || s.k >= kDnnlSgemmMaxPlainBDepth))
+    return false;
   const char *entry = addend ? "zshard_rt_step_sgemm_bias_add"
                       : bias ? "zshard_rt_step_sgemm_bias"
                              : "zshard_rt_step_sgemm";

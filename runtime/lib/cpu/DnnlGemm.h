@@ -33,6 +33,16 @@ namespace zshard::rt {
 /// The least m * n * k of an f32 product that goes to oneDNN.
 constexpr int64_t kDnnlSgemmMinMacs = int64_t(1) << 21;
 
+/// An f32 product whose B is not transposed goes to OpenBLAS when B has
+/// more columns than this or at least kDnnlSgemmMaxPlainBDepth rows: there
+/// oneDNN 2.6's matmul runs below OpenBLAS 0.3.21 on an AVX-512 Xeon (one
+/// thread; 256 x 3072 x 768: 52 against 137 GFLOP/s, 768 x 3072 x 256
+/// transposed A: 68 against 142, 256 x 768 x 50257: 100 against 125; any
+/// N from 2560 to 12288 at 1.2-2.6x), where with a transposed B, or a
+/// narrower and shallower one, it is level or ahead (docs/runtime.md).
+constexpr int64_t kDnnlSgemmMaxPlainBColumns = 2048;
+constexpr int64_t kDnnlSgemmMaxPlainBDepth = 4096;
+
 /// Whether this runtime has oneDNN and the CPU multiplies bf16 natively
 /// (decided once).
 bool hasNativeBf16Gemm();
@@ -48,9 +58,10 @@ bool dnnlGemmBf16(const StepGemmShape &s, const uint16_t *a, int64_t strideA,
 /// The same product of f32 operands, plus `bias` (n values added to every
 /// row of every C_i, in the product's epilogue) when not null, then plus
 /// `addend` (a binary post-op) when not null; `s` then overwrites C. False,
-/// having done nothing, when the product is below kDnnlSgemmMinMacs or
-/// oneDNN has no batch-reduce GEMM kernel for this CPU and layout (the
-/// caller then calls sgemm).
+/// having done nothing, when the product is below kDnnlSgemmMinMacs, has a
+/// B that is not transposed and wide or deep (kDnnlSgemmMaxPlainBColumns,
+/// kDnnlSgemmMaxPlainBDepth), or oneDNN has no batch-reduce GEMM kernel for
+/// this CPU and layout (the caller then calls sgemm).
 bool dnnlSgemm(const StepGemmShape &s, const float *a, int64_t strideA,
                const float *b, int64_t strideB, float *c, int64_t strideC,
                const float *bias = nullptr, const GemmAddend *addend = nullptr);

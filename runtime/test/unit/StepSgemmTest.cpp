@@ -195,6 +195,30 @@ TEST(StepSgemmTest, LargeProductsMatchNaive) {
 #endif
 }
 
+// Tests the products above the threshold that go to OpenBLAS all the same:
+// a B that is not transposed with more than 2048 columns or at least 4096
+// rows (where oneDNN's matmul is the slower), beside the same shapes with
+// B transposed, which go to oneDNN where it has batch-reduce GEMM kernels.
+TEST(StepSgemmTest, WideOrDeepUntransposedBGoesToBlas) {
+  const int64_t shapes[][4] = {{1, 8, 2304, 120}, {1, 8, 64, 4096}};
+  unsigned seed = 3000;
+  for (const auto &s : shapes)
+    for (bool transA : {false, true}) {
+      EXPECT_EQ(checkAgainstNaive({s[0], s[1], s[2], s[3], transA, false, 0, 0},
+                                  seed++, false),
+                0u)
+          << s[1] << " x " << s[2] << " x " << s[3] << " went to oneDNN";
+      uint64_t onDnnl = checkAgainstNaive(
+          {s[0], s[1], s[2], s[3], transA, true, 0, 0}, seed++, false);
+#ifdef ZSHARD_HAS_DNNL
+      EXPECT_EQ(onDnnl, cpuHasBrgemm() ? 1u : 0u)
+          << s[1] << " x " << s[2] << " x " << s[3] << " with B transposed";
+#else
+      EXPECT_EQ(onDnnl, 0u);
+#endif
+    }
+}
+
 /// Runs zshard_rt_step_sgemm_bias (with `withAddend`, _bias_add) over
 /// shapes below and above oneDNN's threshold and with k 0, in every layout,
 /// padded and with gaps, and checks that the dense ones above the threshold
