@@ -49,12 +49,6 @@ bool narrows(Operation *producer) {
   return false;
 }
 
-/// The most body ops a producer with several uses may have: it is computed
-/// again in each consumer, in place of a tensor written once and read by
-/// each (a LayerNorm backward's normalised input, `(x - mean) * rstd`, read
-/// by the weight's and the input's gradients).
-constexpr unsigned kMaxRecomputedOps = 4;
-
 bool isView(Operation *op) {
   return isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
              tensor::CollapseShapeOp>(op);
@@ -104,11 +98,12 @@ std::optional<int64_t> tensorBytes(Value value) {
 }
 
 /// Whether `producer`, used more than once, is better computed again in
-/// every consumer. It must be cheap and move no more bytes: all its loops
-/// parallel, at most kMaxRecomputedOps arith ops an element, and at most
-/// one of its inputs read element for element (the others broadcast: a
-/// row's mean, a feature's weight), so that each consumer reads that input
-/// in place of the producer's result. Each use must be an input of a
+/// every consumer. It must be cheap (isCheapToRecompute: all its loops
+/// parallel, at most kMaxRecomputedOps arith ops an element), move no more
+/// bytes, and read at most one of its inputs element for element (the
+/// others broadcast: a row's mean, a feature's weight), so that each
+/// consumer reads that input in place of the producer's result. Each use
+/// must be an input of a
 /// linalg.generic of the producer's block that reads every element once (a
 /// permutation map) and into which it fuses. And it must not raise the
 /// peak memory: the buffers of its inputs that would now live until the
@@ -120,20 +115,11 @@ std::optional<int64_t> tensorBytes(Value value) {
 bool recomputedInEveryUse(Operation *producer, bool broadcastAllowance) {
   auto generic = dyn_cast<linalg::GenericOp>(producer);
   if (!generic || generic->getNumResults() != 1 ||
-      generic.getNumParallelLoops() != generic.getNumLoops())
+      !zshard::isCheapToRecompute(generic))
     return false;
   if (llvm::count_if(generic.getDpsInputOperands(), [&](OpOperand *input) {
         return generic.getMatchingIndexingMap(input).isPermutation();
       }) > 1)
-    return false;
-  Block &body = generic.getRegion().front();
-  unsigned ops = 0;
-  for (Operation &op : body.without_terminator()) {
-    if (op.getDialect()->getNamespace() != "arith" || op.getNumRegions() != 0)
-      return false;
-    ++ops;
-  }
-  if (ops > kMaxRecomputedOps)
     return false;
 
   Operation *last = producer;

@@ -22,7 +22,8 @@
 //      %r = linalg.generic ins(%x, %l : (d0, d1), (d0)) { sub(x, l) }
 //
 // 2. An element read of an elementwise generic (all loops parallel, a
-//    permutation for its result, a body of at most kMaxOps arith ops) is
+//    permutation for its result, a body of at most kMaxRecomputedOps
+//    arith ops: isCheapToRecompute) is
 //    computed from its inputs' elements at the same point:
 //
 //      %e = tensor.extract %r[%i, %j]
@@ -46,10 +47,8 @@ using namespace mlir;
 
 namespace {
 
-/// The most body ops an element read recomputes.
-constexpr unsigned kMaxOps = 4;
-
-bool isElementwise(linalg::GenericOp op) {
+/// Whether every loop of `op` is parallel, on tensors.
+bool isParallelOnTensors(linalg::GenericOp op) {
   return op.hasPureTensorSemantics() &&
          op.getNumParallelLoops() == op.getNumLoops();
 }
@@ -68,7 +67,7 @@ struct HoistBroadcastMath : public OpRewritePattern<linalg::GenericOp> {
 
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isElementwise(op))
+    if (!isParallelOnTensors(op))
       return failure();
     Block &body = op.getRegion().front();
     for (Operation &inner : body.without_terminator()) {
@@ -168,18 +167,12 @@ struct ExtractOfElementwise : public OpRewritePattern<tensor::ExtractOp> {
     auto result = dyn_cast<OpResult>(extract.getTensor());
     auto producer =
         result ? dyn_cast<linalg::GenericOp>(result.getOwner()) : nullptr;
-    if (!producer || !isElementwise(producer))
+    if (!producer || !zshard::isCheapToRecompute(producer))
       return failure();
     AffineMap resultMap = producer.getIndexingMapMatchingResult(result);
     if (!resultMap.isPermutation())
       return failure();
     Block &body = producer.getRegion().front();
-    unsigned ops = 0;
-    for (Operation &op : body.without_terminator()) {
-      if (!isa<arith::ArithDialect>(op.getDialect()) ||
-          op.getNumRegions() != 0 || ++ops > kMaxOps)
-        return failure();
-    }
     // Every map's results are loop indices or constants.
     for (AffineMap map : producer.getIndexingMapsArray())
       if (!llvm::all_of(map.getResults(), [](AffineExpr expr) {
@@ -226,6 +219,18 @@ struct ExtractOfElementwise : public OpRewritePattern<tensor::ExtractOp> {
 };
 
 } // namespace
+
+bool mlir::zshard::isCheapToRecompute(linalg::GenericOp op) {
+  if (!isParallelOnTensors(op))
+    return false;
+  Block &body = op.getRegion().front();
+  unsigned ops = 0;
+  for (Operation &inner : body.without_terminator())
+    if (!isa<arith::ArithDialect>(inner.getDialect()) ||
+        inner.getNumRegions() != 0 || ++ops > kMaxRecomputedOps)
+      return false;
+  return true;
+}
 
 void mlir::zshard::populateRecomputablePatterns(RewritePatternSet &patterns) {
   patterns.add<HoistBroadcastMath, ExtractOfElementwise>(patterns.getContext());

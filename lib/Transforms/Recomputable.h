@@ -17,9 +17,19 @@
 #ifndef ZSHARD_LIB_TRANSFORMS_RECOMPUTABLE_H
 #define ZSHARD_LIB_TRANSFORMS_RECOMPUTABLE_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::zshard {
+
+/// The most body ops a producer computed again per consumer or per element
+/// read may have.
+constexpr unsigned kMaxRecomputedOps = 4;
+
+/// Whether `op` is cheap to compute again where its result is read, in
+/// place of a tensor written once: every loop parallel, on tensors, and a
+/// body of at most kMaxRecomputedOps region-free arith ops.
+bool isCheapToRecompute(linalg::GenericOp op);
 
 /// Adds the two patterns (Recomputable.cpp says when each applies); both
 /// compute every value bit for bit as before.
